@@ -1,0 +1,39 @@
+import { EXIT_FAILURE, EXIT_USAGE, processIO, type CommandGroup, type CommandIO } from './usage.js';
+
+const HELP = `Usage: conveyor <group> <command> [options]
+
+  conveyor pipeline serve                 run the pipeline service
+  conveyor pipeline admin ...             manage projects, variables and workers
+  conveyor pipeline hook post-receive ... git post-receive hook that triggers jobs
+  conveyor signin serve                   run the sign-in service
+  conveyor signin admin ...               manage realms, users, memberships, clients
+  conveyor worker --url URL ...           run a worker agent
+
+Run \`conveyor <group> --help\` for a group's commands.
+`;
+
+/** Each group is loaded only when used, so `conveyor worker` does not load the services' code. */
+const groups: Record<string, () => Promise<CommandGroup>> = {
+  pipeline: async () => (await import('./pipeline/index.js')).runPipeline,
+  signin: async () => (await import('./signin/index.js')).runSignin,
+  worker: async () => (await import('./worker/index.js')).runWorker,
+};
+
+export async function main(argv: string[], io: CommandIO = processIO): Promise<number> {
+  const [group, ...rest] = argv;
+  if (group === undefined || group === '--help' || group === '-h' || group === 'help') {
+    io.stdout(HELP);
+    return group === undefined ? EXIT_USAGE : 0;
+  }
+  const load = groups[group];
+  if (load === undefined) {
+    io.stderr(`error: unknown command group '${group}'\n${HELP}`);
+    return EXIT_USAGE;
+  }
+  try {
+    return await (await load())(rest, io);
+  } catch (error) {
+    io.stderr(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT_FAILURE;
+  }
+}
