@@ -2,7 +2,10 @@ import { z } from 'zod';
 
 /** Header carrying the offset where the worker believes its log chunk starts. */
 export const LOG_OFFSET_HEADER = 'x-log-offset';
-/** Header carrying an uploaded artifact's path, relative to the task's workdir. */
+/**
+ * Header carrying an uploaded artifact's path, relative to the task's workdir, percent-encoded as UTF-8
+ * (`encodeURIComponent` per segment; plain ASCII paths need no encoding, a literal `%` is `%25`).
+ */
 export const ARTIFACT_PATH_HEADER = 'x-artifact-path';
 
 export const TASK_STATES = ['blocked', 'waiting', 'running', 'success', 'failure', 'skipped', 'canceled'] as const;

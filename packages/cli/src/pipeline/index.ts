@@ -1,6 +1,28 @@
 import { EXIT_USAGE, type CommandGroup } from '../usage.js';
 
-export const runPipeline: CommandGroup = async (_argv, io) => {
-  io.stderr('error: not implemented yet\n');
-  return EXIT_USAGE;
+const HELP = `Usage: conveyor pipeline <command>
+
+  serve                                 run the pipeline service (PIPELINE_* variables)
+  admin project create|update|show|list manage projects
+  admin variable set|unset              manage a project's variables
+  admin worker create|revoke|list       manage worker tokens
+  hook post-receive --url URL --project P --secret-file F
+                                        git post-receive hook: one signed trigger per updated ref
+`;
+
+const commands: Record<string, () => Promise<CommandGroup>> = {
+  serve: async () => (await import('./serve.js')).runServe,
+  admin: async () => (await import('./admin.js')).runAdmin,
+  hook: async () => (await import('./hook.js')).runHookCommand,
+};
+
+export const runPipeline: CommandGroup = async (argv, io) => {
+  const [command, ...rest] = argv;
+  const load = command === undefined ? undefined : commands[command];
+  if (load === undefined) {
+    if (command !== '--help' && command !== '-h') io.stderr(command === undefined ? HELP : `error: unknown command '${command}'\n${HELP}`);
+    else io.stdout(HELP);
+    return command === '--help' || command === '-h' ? 0 : EXIT_USAGE;
+  }
+  return (await load())(rest, io);
 };

@@ -1,0 +1,174 @@
+import { parseArgs } from 'node:util';
+import { admin, ConfigError, openPipeline, readPipelineConfig, ServiceError, type PipelineDeps, type Project, type Worker } from '@conveyor/pipeline';
+import { printResult, runCommand, UsageError, type CommandGroup, type CommandIO } from '../usage.js';
+
+const HELP = `Usage: conveyor pipeline admin <command> [--json]
+
+  project create --name NAME --repo PATH_OR_URL [--visibility private|public] [--owner USER_ID]
+  project update PROJECT [--enabled true|false] [--visibility private|public] [--repo PATH_OR_URL] [--rotate-secret]
+  project show PROJECT
+  project list
+  variable set PROJECT NAME VALUE [--secret]
+  variable unset PROJECT NAME
+  worker create --name NAME [--owner USER_ID]
+  worker revoke WORKER
+  worker list
+
+PROJECT is a project's id or name. Works on PIPELINE_DATABASE_PATH, also while the server runs.
+`;
+
+const OPTIONS = {
+  json: { type: 'boolean' },
+  name: { type: 'string' },
+  repo: { type: 'string' },
+  visibility: { type: 'string' },
+  owner: { type: 'string' },
+  enabled: { type: 'string' },
+  'rotate-secret': { type: 'boolean' },
+  secret: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+function showProject(project: Project) {
+  return {
+    id: project.id,
+    name: project.name,
+    repo: project.repo,
+    visibility: project.visibility,
+    enabled: project.enabled,
+    owner_user_id: project.ownerUserId,
+    trigger_secret: project.triggerSecret,
+  };
+}
+
+function showWorker(worker: Worker) {
+  return {
+    id: worker.id,
+    name: worker.name,
+    owner_user_id: worker.ownerUserId,
+    created_at: worker.createdAt,
+    revoked_at: worker.revokedAt,
+    last_seen_at: worker.lastSeenAt,
+  };
+}
+
+function required(value: string | undefined, flag: string): string {
+  if (value === undefined || value === '') throw new UsageError(`${flag} is required`);
+  return value;
+}
+
+function parseBoolean(value: string | undefined, flag: string): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new UsageError(`${flag} must be true or false, got '${value}'`);
+}
+
+function expectPositionals(positionals: string[], count: number, usage: string): string[] {
+  if (positionals.length !== count) throw new UsageError(`usage: conveyor pipeline admin ${usage}`);
+  return positionals;
+}
+
+/** Runs one admin command against the store; returns what to print. */
+async function dispatch(deps: PipelineDeps, words: string[], values: Values): Promise<unknown> {
+  const [noun, verb, ...args] = words;
+  switch (`${noun} ${verb}`) {
+    case 'project create':
+      expectPositionals(args, 0, 'project create --name NAME --repo PATH_OR_URL');
+      return showProject(
+        await admin.createProject(deps, {
+          name: required(values.name, '--name'),
+          repo: required(values.repo, '--repo'),
+          visibility: values.visibility,
+          ownerUserId: values.owner ?? null,
+        }),
+      );
+    case 'project update': {
+      const [project] = expectPositionals(args, 1, 'project update PROJECT [options]') as [string];
+      return showProject(
+        await admin.updateProject(deps, project, {
+          enabled: parseBoolean(values.enabled, '--enabled'),
+          visibility: values.visibility,
+          repo: values.repo,
+          rotateSecret: values['rotate-secret'],
+        }),
+      );
+    }
+    case 'project show': {
+      const [project] = expectPositionals(args, 1, 'project show PROJECT') as [string];
+      return { ...showProject(admin.showProject(deps, project)), variables: deps.store.listVariables(admin.showProject(deps, project).id).map((v) => ({ name: v.name, secret: v.secret, value: v.secret ? '***' : v.value })) };
+    }
+    case 'project list':
+      expectPositionals(args, 0, 'project list');
+      return deps.store.listProjects().map(showProject);
+    case 'variable set': {
+      const [project, name, value] = expectPositionals(args, 3, 'variable set PROJECT NAME VALUE [--secret]') as [string, string, string];
+      admin.setVariable(deps, project, name, value, values.secret === true);
+      return { project, name, secret: values.secret === true };
+    }
+    case 'variable unset': {
+      const [project, name] = expectPositionals(args, 2, 'variable unset PROJECT NAME') as [string, string];
+      admin.unsetVariable(deps, project, name);
+      return { project, name, unset: true };
+    }
+    case 'worker create': {
+      expectPositionals(args, 0, 'worker create --name NAME [--owner USER_ID]');
+      const { worker, token } = admin.createWorker(deps, { name: required(values.name, '--name'), ownerUserId: values.owner ?? null });
+      return { id: worker.id, name: worker.name, owner_user_id: worker.ownerUserId, token };
+    }
+    case 'worker revoke': {
+      const [worker] = expectPositionals(args, 1, 'worker revoke WORKER') as [string];
+      return showWorker(admin.revokeWorker(deps, worker));
+    }
+    case 'worker list':
+      expectPositionals(args, 0, 'worker list');
+      return deps.store.listWorkers().map(showWorker);
+    default:
+      throw new UsageError(`unknown admin command '${words.slice(0, 2).join(' ')}'\n${HELP}`);
+  }
+}
+
+function openDeps(io: CommandIO): PipelineDeps {
+  try {
+    return openPipeline(readPipelineConfig(io.env));
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+export const runAdmin: CommandGroup = async (argv, io) => {
+  const json = argv.includes('--json');
+  return runCommand(io, json, async () => {
+    let parsed;
+    try {
+      parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    } catch (error) {
+      throw new UsageError(error instanceof Error ? error.message : String(error));
+    }
+    if (parsed.values.help === true || parsed.positionals.length === 0) {
+      io.stdout(HELP);
+      return parsed.values.help === true ? 0 : 2;
+    }
+    const deps = openDeps(io);
+    try {
+      const result = await dispatch(deps, parsed.positionals, parsed.values);
+      printResult(io, result, json);
+      return 0;
+    } catch (error) {
+      // Refusals by the domain (bad names, unknown projects, taken names) are the operator's input: exit 2.
+      if (error instanceof ServiceError && error.status < 500) throw new UsageError(error.message, codeOf(error.status));
+      throw error;
+    } finally {
+      deps.store.close();
+    }
+  });
+};
+
+function codeOf(status: number): string {
+  if (status === 404) return 'not_found';
+  if (status === 409) return 'conflict';
+  return 'invalid_input';
+}

@@ -1,0 +1,14 @@
+import type { Clock } from '../clock.js';
+import type { PipelineConfig } from '../config.js';
+import type { Repositories } from '../git/repositories.js';
+import type { PipelineStore } from '../store/types.js';
+import type { WorkSignal } from './work-signal.js';
+
+/** What domain operations need, built once in main.ts (or a test) and passed down. */
+export interface PipelineDeps {
+  config: PipelineConfig;
+  store: PipelineStore;
+  repos: Repositories;
+  clock: Clock;
+  work: WorkSignal;
+}

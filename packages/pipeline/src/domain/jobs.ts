@@ -1,0 +1,66 @@
+import { ServiceError } from '../errors.js';
+import { newId } from '../ids.js';
+import { compilePipeline } from '../pipeline-file/compile.js';
+import { MAX_PIPELINE_FILE_BYTES, PIPELINE_FILE_NAME, type CompiledTask, type Problem } from '../pipeline-file/types.js';
+import type { Job, Project } from '../store/types.js';
+import type { PipelineDeps } from './deps.js';
+
+export interface JobRequest {
+  sha: string;
+  ref: string;
+  base: string | null;
+  actor: string;
+  trigger: string;
+}
+
+const SHA_PATTERN = /^[0-9a-f]{40}$/;
+
+const invalidPipeline = (problems: Problem[]): ServiceError =>
+  new ServiceError(422, 'the pipeline at that commit is invalid', { problems });
+
+/** Reads and compiles the pipeline file at the commit; the caller's words about the pipeline are never used. */
+async function compileAtCommit(deps: PipelineDeps, project: Project, sha: string): Promise<CompiledTask[]> {
+  const file = await deps.repos.readFile(project.repo, sha, PIPELINE_FILE_NAME, MAX_PIPELINE_FILE_BYTES);
+  if (file.kind === 'missing') {
+    throw invalidPipeline([{ path: PIPELINE_FILE_NAME, message: `no ${PIPELINE_FILE_NAME} at commit ${sha}` }]);
+  }
+  if (file.kind === 'too-large') {
+    throw invalidPipeline([
+      { path: PIPELINE_FILE_NAME, message: `the file is ${file.size} bytes; the limit is ${MAX_PIPELINE_FILE_BYTES}` },
+    ]);
+  }
+  const result = compilePipeline(file.content.toString('utf8'));
+  if (!result.ok) throw invalidPipeline(result.problems);
+  return result.tasks;
+}
+
+/**
+ * Creates a job from the pipeline file at `request.sha`: the commit must exist in the project's
+ * repository (fetched if needed), the file must compile, and then the job and its tasks are stored in
+ * one transaction with the project's next job number.
+ */
+export async function createJob(deps: PipelineDeps, project: Project, request: JobRequest): Promise<{ job: Job; tasks: number }> {
+  if (!SHA_PATTERN.test(request.sha) || !(await deps.repos.ensureCommit(project.repo, request.sha))) {
+    throw new ServiceError(400, `no usable commit: ${request.sha} is not a commit of the project's repository`);
+  }
+  const tasks = await compileAtCommit(deps, project, request.sha);
+  const job = deps.store.insertJob(
+    {
+      projectId: project.id,
+      ref: request.ref,
+      headSha: request.sha,
+      base: request.base,
+      actor: request.actor,
+      trigger: request.trigger,
+      tasks,
+    },
+    { jobId: newId(), taskIds: tasks.map(() => newId()) },
+    deps.clock.now(),
+  );
+  if (tasks.some((task) => task.needs.length === 0)) deps.work.notify();
+  return { job, tasks: tasks.length };
+}
+
+export function cancelJob(deps: PipelineDeps, job: Job): Job {
+  return deps.store.cancelJob(job.id, deps.clock.now());
+}

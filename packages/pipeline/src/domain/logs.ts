@@ -1,0 +1,79 @@
+import { constants } from 'node:fs';
+import { mkdir, open } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ServiceError } from '../errors.js';
+import type { Task, Worker } from '../store/types.js';
+import type { PipelineDeps } from './deps.js';
+import { findHeldTask } from './worker-protocol.js';
+
+/** Where an attempt's log lives. One file per attempt, so a retry starts a clean log and keeps the old one. */
+export function logFilePath(dataPath: string, taskId: string, attempt: number): string {
+  return join(dataPath, 'logs', taskId, `${attempt}.log`);
+}
+
+/** Serialises appends per task so two chunks of one log never interleave their offset checks. */
+export class TaskLocks {
+  private tails = new Map<string, Promise<unknown>>();
+
+  async run<T>(key: string, body: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    const current = previous.then(body, body);
+    const tail = current.catch(() => undefined);
+    this.tails.set(key, tail);
+    try {
+      return await current;
+    } finally {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    }
+  }
+}
+
+/**
+ * Appends a chunk at `offset`. An overlap with what is stored is trimmed (a retried chunk is safe); a gap
+ * is refused with 409 and `expected_offset`; a log past the limit is refused with 413. The stored size
+ * in the database is the truth: a write that was not recorded is overwritten by the next one.
+ */
+export async function appendLog(
+  deps: PipelineDeps,
+  locks: TaskLocks,
+  worker: Worker,
+  taskId: string,
+  offset: number,
+  chunk: Buffer,
+): Promise<number> {
+  return locks.run(taskId, async () => {
+    const task = findHeldTask(deps, worker, taskId);
+    if (task === null) throw new ServiceError(404, 'not found');
+    const size = task.logSize;
+    if (offset > size) {
+      throw new ServiceError(409, `log gap: the log is ${size} bytes long`, { expected_offset: size });
+    }
+    const fresh = chunk.subarray(size - offset);
+    if (fresh.length === 0) return size;
+    if (size + fresh.length > deps.config.maxLogBytes) {
+      throw new ServiceError(413, `the log is limited to ${deps.config.maxLogBytes} bytes`);
+    }
+    await writeAt(logFilePath(deps.config.dataPath, task.id, task.attempt), fresh, size);
+    const newSize = size + fresh.length;
+    if (!deps.store.setLogSize(task.id, worker.id, task.attempt, newSize)) throw new ServiceError(404, 'not found');
+    return newSize;
+  });
+}
+
+async function writeAt(path: string, data: Buffer, position: number): Promise<void> {
+  await mkdir(join(path, '..'), { recursive: true });
+  // Not O_APPEND: the write goes exactly at the recorded size, overwriting any unrecorded tail.
+  const file = await open(path, constants.O_WRONLY | constants.O_CREAT, 0o644);
+  try {
+    await file.write(data, 0, data.length, position);
+  } finally {
+    await file.close();
+  }
+}
+
+/** Which attempt's log a reader gets: the one asked for, else the current one. */
+export function chooseLogAttempt(task: Task, requested: number | null): { attempt: number; size: number } | null {
+  if (requested === null || requested === task.attempt) return { attempt: task.attempt, size: task.logSize };
+  if (requested < 1 || requested > task.attempt) return null;
+  return { attempt: requested, size: -1 };
+}

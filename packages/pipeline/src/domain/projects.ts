@@ -1,0 +1,129 @@
+import { resolve } from 'node:path';
+import { newId, newTriggerSecret, newWorkerToken, sha256Hex } from '../ids.js';
+import { ServiceError } from '../errors.js';
+import type { Project, ProjectChanges, Visibility, Worker } from '../store/types.js';
+import type { PipelineDeps } from './deps.js';
+
+export const PROJECT_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
+const VARIABLE_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+/** Shorter secrets would mask common substrings of every log (GitLab asks for 8 too). */
+export const MIN_SECRET_LENGTH = 8;
+const MAX_VARIABLE_BYTES = 64 * 1024;
+
+const invalid = (message: string): ServiceError => new ServiceError(400, message);
+
+/** A local path is stored absolute, so the server finds it whatever its working directory. */
+function normalizeLocation(repo: string): string {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(repo) ? repo : resolve(repo);
+}
+
+function checkVisibility(value: string): Visibility {
+  if (value !== 'private' && value !== 'public') throw invalid(`visibility must be 'private' or 'public', got '${value}'`);
+  return value;
+}
+
+function checkOwner(owner: string | null): string | null {
+  if (owner !== null && (owner.length === 0 || owner.length > 200)) throw invalid('owner must be a user id of 1 to 200 characters');
+  return owner;
+}
+
+function requireProject(deps: PipelineDeps, idOrName: string): Project {
+  const project = deps.store.findProject(idOrName);
+  if (project === null) throw new ServiceError(404, `no project '${idOrName}'`);
+  return project;
+}
+
+export async function createProject(
+  deps: PipelineDeps,
+  input: { name: string; repo: string; visibility?: string; ownerUserId?: string | null },
+): Promise<Project> {
+  if (!PROJECT_NAME_PATTERN.test(input.name)) {
+    throw invalid(`project name '${input.name}' must match ${PROJECT_NAME_PATTERN.source}`);
+  }
+  if (deps.store.isProjectKeyTaken(input.name)) throw new ServiceError(409, `a project named '${input.name}' already exists`);
+  const repo = normalizeLocation(input.repo);
+  const problem = await deps.repos.checkLocation(repo);
+  if (problem !== null) throw invalid(problem);
+  let id = newId();
+  // Ids and names share the `:project` URL segment, so an id may never equal an existing name.
+  while (deps.store.isProjectKeyTaken(id)) id = newId();
+  const now = deps.clock.now();
+  const project: Project = {
+    id,
+    name: input.name,
+    repo,
+    visibility: checkVisibility(input.visibility ?? 'private'),
+    enabled: true,
+    ownerUserId: checkOwner(input.ownerUserId ?? null),
+    triggerSecret: newTriggerSecret(),
+    createdAt: now,
+    updatedAt: now,
+  };
+  deps.store.createProject(project);
+  return project;
+}
+
+export async function updateProject(
+  deps: PipelineDeps,
+  idOrName: string,
+  input: { enabled?: boolean; visibility?: string; repo?: string; rotateSecret?: boolean },
+): Promise<Project> {
+  const project = requireProject(deps, idOrName);
+  const changes: ProjectChanges = {};
+  if (input.enabled !== undefined) changes.enabled = input.enabled;
+  if (input.visibility !== undefined) changes.visibility = checkVisibility(input.visibility);
+  if (input.repo !== undefined) {
+    const repo = normalizeLocation(input.repo);
+    const problem = await deps.repos.checkLocation(repo);
+    if (problem !== null) throw invalid(problem);
+    changes.repo = repo;
+  }
+  if (input.rotateSecret === true) changes.triggerSecret = newTriggerSecret();
+  return deps.store.updateProject(project.id, changes, deps.clock.now());
+}
+
+export function showProject(deps: PipelineDeps, idOrName: string): Project {
+  return requireProject(deps, idOrName);
+}
+
+export function setVariable(deps: PipelineDeps, idOrName: string, name: string, value: string, secret: boolean): void {
+  const project = requireProject(deps, idOrName);
+  if (!VARIABLE_NAME_PATTERN.test(name)) throw invalid(`variable name '${name}' must match ${VARIABLE_NAME_PATTERN.source}`);
+  if (name === 'CI' || name.startsWith('PIPELINE_')) throw invalid(`'${name}' is set by the service and cannot be a variable`);
+  if (Buffer.byteLength(value) > MAX_VARIABLE_BYTES) throw invalid('a variable value is limited to 64 KiB');
+  if (secret && value.length < MIN_SECRET_LENGTH) {
+    throw invalid(`a secret variable must be at least ${MIN_SECRET_LENGTH} characters, so masking it cannot mangle logs`);
+  }
+  deps.store.setVariable(project.id, { name, value, secret }, deps.clock.now());
+}
+
+export function unsetVariable(deps: PipelineDeps, idOrName: string, name: string): void {
+  const project = requireProject(deps, idOrName);
+  if (!deps.store.unsetVariable(project.id, name)) throw new ServiceError(404, `project '${project.name}' has no variable '${name}'`);
+}
+
+export function createWorker(deps: PipelineDeps, input: { name: string; ownerUserId?: string | null }): { worker: Worker; token: string } {
+  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/.test(input.name)) {
+    throw invalid(`worker name '${input.name}' must match ^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$`);
+  }
+  const existing = deps.store.findWorker(input.name);
+  if (existing !== null && existing.revokedAt === null) throw new ServiceError(409, `a worker named '${input.name}' already exists`);
+  const token = newWorkerToken();
+  const worker: Worker = {
+    id: newId(),
+    name: input.name,
+    ownerUserId: checkOwner(input.ownerUserId ?? null),
+    createdAt: deps.clock.now(),
+    revokedAt: null,
+    lastSeenAt: null,
+  };
+  deps.store.createWorker(worker, sha256Hex(token));
+  return { worker, token };
+}
+
+export function revokeWorker(deps: PipelineDeps, idOrName: string): Worker {
+  const worker = deps.store.findWorker(idOrName);
+  if (worker === null) throw new ServiceError(404, `no worker '${idOrName}'`);
+  deps.store.revokeWorker(worker.id, deps.clock.now());
+  return { ...worker, revokedAt: worker.revokedAt ?? deps.clock.now() };
+}

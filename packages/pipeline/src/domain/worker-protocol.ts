@@ -1,0 +1,129 @@
+import type { ClaimRequest, ClaimedTask, CompleteRequest, TaskEndpoints } from '@conveyor/protocol';
+import type { Task, TaskTransition, Worker } from '../store/types.js';
+import type { PipelineDeps } from './deps.js';
+
+/** Longest a claim may be held open waiting for work. */
+export const MAX_CLAIM_WAIT_SECONDS = 60;
+
+function leaseMs(deps: PipelineDeps): number {
+  return deps.config.heartbeatInterval * 3 * 1000;
+}
+
+/** The absolute URLs of the worker calls for one task; `base` is the service's public URL. */
+export function taskEndpoints(base: string, taskId: string): TaskEndpoints {
+  const root = `${base}/api/v1/tasks/${encodeURIComponent(taskId)}`;
+  return {
+    source: `${root}/source.tar.gz`,
+    log: `${root}/log`,
+    artifact: `${root}/artifacts`,
+    heartbeat: `${root}/heartbeat`,
+    done: `${root}/complete`,
+  };
+}
+
+/**
+ * The environment the script sees: the compiled env (pipeline, task, matrix), then the project's
+ * variables, then the service's own variables, which nothing can override.
+ */
+function buildEnvironment(deps: PipelineDeps, task: Task): { env: Record<string, string>; masked: string[] } {
+  const job = deps.store.getJobById(task.jobId);
+  const variables = deps.store.listVariables(task.projectId);
+  const env: Record<string, string> = { ...task.env };
+  for (const variable of variables) env[variable.name] = variable.value;
+  Object.assign(env, {
+    CI: 'true',
+    PIPELINE_PROJECT: task.projectId,
+    PIPELINE_JOB: task.jobId,
+    PIPELINE_TASK: task.id,
+    PIPELINE_SHA: job?.headSha ?? '',
+    PIPELINE_REF: job?.ref ?? '',
+  });
+  const masked = variables.filter((variable) => variable.secret).map((variable) => variable.value);
+  return { env, masked };
+}
+
+function toClaimedTask(deps: PipelineDeps, task: Task, base: string): ClaimedTask {
+  const job = deps.store.getJobById(task.jobId);
+  const { env, masked } = buildEnvironment(deps, task);
+  return {
+    id: task.id,
+    name: task.name,
+    image: task.image,
+    workdir: task.workdir,
+    script: task.script,
+    env,
+    requires: task.requires,
+    services: task.services,
+    artifacts: { paths: task.artifactPaths },
+    timeout: task.timeout,
+    attempt: task.attempt,
+    sha: job?.headSha ?? '',
+    ref: job?.ref ?? '',
+    masked,
+    heartbeat_interval: deps.config.heartbeatInterval,
+    endpoints: taskEndpoints(base, task.id),
+  };
+}
+
+/** Fails held tasks whose worker went quiet or whose time ran out, and wakes claimers for requeued ones. */
+export function reapExpiredTasks(deps: PipelineDeps): TaskTransition[] {
+  const transitions = deps.store.reapExpiredTasks(deps.clock.now());
+  if (transitions.some((transition) => transition.workBecameAvailable)) deps.work.notify();
+  return transitions;
+}
+
+/**
+ * Hands the oldest eligible task to the worker, waiting up to `waitSeconds` for one to appear.
+ * Returns null when there is none (or the caller went away).
+ */
+export async function claimTask(
+  deps: PipelineDeps,
+  worker: Worker,
+  request: ClaimRequest,
+  options: { waitSeconds: number; baseUrl: string; abort: AbortSignal },
+): Promise<ClaimedTask | null> {
+  const deadline = Date.now() + options.waitSeconds * 1000;
+  deps.store.touchWorker(worker.id, deps.clock.now());
+  for (;;) {
+    reapExpiredTasks(deps);
+    const task = deps.store.claimNextTask(
+      { arches: request.arches, features: request.features, ownerUserId: worker.ownerUserId },
+      {
+        workerId: worker.id,
+        workerName: request.name,
+        now: deps.clock.now(),
+        leaseMs: leaseMs(deps),
+        timeoutGraceMs: deps.config.heartbeatInterval * 1000,
+      },
+    );
+    if (task !== null) return toClaimedTask(deps, task, options.baseUrl);
+    const remaining = deadline - Date.now();
+    if (remaining <= 0 || options.abort.aborted) return null;
+    // Wake at least once a second so leases that lapse while we wait are reaped and reclaimable.
+    await deps.work.wait(Math.min(remaining, 1000), options.abort);
+  }
+}
+
+/** The task a worker holds, or null: a worker may touch only a task it currently holds. */
+export function findHeldTask(deps: PipelineDeps, worker: Worker, taskId: string): Task | null {
+  const task = deps.store.getTask(taskId);
+  return task !== null && task.state === 'running' && task.workerId === worker.id ? task : null;
+}
+
+export function heartbeat(deps: PipelineDeps, worker: Worker, taskId: string): { cancel: boolean } | null {
+  const now = deps.clock.now();
+  deps.store.touchWorker(worker.id, now);
+  return deps.store.extendLease(taskId, worker.id, leaseMs(deps), now);
+}
+
+export function completeTask(deps: PipelineDeps, worker: Worker, taskId: string, report: CompleteRequest): Task | null {
+  const transition = deps.store.completeTask(
+    taskId,
+    worker.id,
+    { success: report.success, exitCode: report.exit_code, error: report.error ?? null },
+    deps.clock.now(),
+  );
+  if (transition === null) return null;
+  if (transition.workBecameAvailable) deps.work.notify();
+  return transition.task;
+}

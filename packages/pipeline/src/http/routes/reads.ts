@@ -1,0 +1,118 @@
+import { stat } from 'node:fs/promises';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { artifactFilePath } from '../../domain/artifacts.js';
+import { chooseLogAttempt, logFilePath } from '../../domain/logs.js';
+import { ServiceError } from '../../errors.js';
+import type { Job, Project, Task } from '../../store/types.js';
+import { identifyReader, mayDownloadArtifact, mayReadBareTask, mayReadJob, type Reader } from '../access.js';
+import { baseUrlOf } from '../base-url.js';
+import type { HttpContext } from '../context.js';
+import { artifactUrl, presentArtifact, presentJob, presentTask, presentTaskSummary } from '../present.js';
+import { sendFileBytes } from '../ranges.js';
+
+const hidden = (): ServiceError => new ServiceError(404, 'not found');
+
+type JobParams = { project: string; job: string };
+type TaskParams = JobParams & { task: string };
+
+/** Resolves project, job and task from the path; all must agree, and the reader must be allowed. */
+async function loadJobForReader(context: HttpContext, request: FastifyRequest<{ Params: JobParams }>, allowed: (reader: Reader, project: Project) => boolean) {
+  const { store } = context.deps;
+  const project = store.findProject(request.params.project);
+  if (project === null) throw hidden();
+  const reader = await identifyReader(request, project, context.sessions);
+  if (!allowed(reader, project)) throw hidden();
+  const job = store.findJob(project.id, request.params.job);
+  if (job === null) throw hidden();
+  return { project, job };
+}
+
+function loadTaskOfJob(context: HttpContext, job: Job, taskId: string): Task {
+  const task = context.deps.store.getTask(taskId);
+  if (task === null || task.jobId !== job.id) throw hidden();
+  return task;
+}
+
+function presentTaskRead(context: HttpContext, request: FastifyRequest, task: Task, job: Job, project: Project) {
+  const base = baseUrlOf(request, context.deps.config.publicUrl);
+  const artifacts = context.deps.store
+    .listArtifacts(task.id)
+    .map((artifact) => presentArtifact(artifact, artifactUrl(base, project, job, artifact)));
+  return { task: presentTask(task, job, project), artifacts };
+}
+
+function parseAttempt(value: unknown): number | null {
+  if (value === undefined) return null;
+  if (typeof value !== 'string' || !/^[1-9]\d{0,4}$/.test(value)) throw new ServiceError(400, 'attempt must be a positive integer');
+  return Number(value);
+}
+
+export function registerReadRoutes(app: FastifyInstance, context: HttpContext): void {
+  const { store } = context.deps;
+
+  app.get<{ Params: JobParams }>('/api/v1/projects/:project/jobs/:job', async (request) => {
+    const { project, job } = await loadJobForReader(context, request, mayReadJob);
+    return { job: presentJob(job, project), tasks: store.listTasksOfJob(job.id).map(presentTaskSummary) };
+  });
+
+  app.get<{ Params: { task: string } }>('/api/v1/tasks/:task', async (request) => {
+    const task = store.getTask(request.params.task);
+    const project = task === null ? null : store.findProject(task.projectId);
+    const job = task === null ? null : store.getJobById(task.jobId);
+    if (task === null || project === null || job === null) throw hidden();
+    if (!mayReadBareTask(await identifyReader(request, null, context.sessions), project)) throw hidden();
+    return presentTaskRead(context, request, task, job, project);
+  });
+
+  app.get<{ Params: { project: string; task: string } }>('/api/v1/projects/:project/tasks/:task', async (request) => {
+    const project = store.findProject(request.params.project);
+    if (project === null) throw hidden();
+    const task = store.getTask(request.params.task);
+    // The task must belong to the named project, or a guessed id could be read through a readable one.
+    if (task === null || task.projectId !== project.id) throw hidden();
+    if (!mayReadJob(await identifyReader(request, project, context.sessions), project)) throw hidden();
+    const job = store.getJobById(task.jobId);
+    if (job === null) throw hidden();
+    return presentTaskRead(context, request, task, job, project);
+  });
+
+  app.get<{ Params: TaskParams; Querystring: { attempt?: string } }>(
+    '/api/v1/projects/:project/jobs/:job/tasks/:task/log',
+    async (request, reply) => {
+      const { job } = await loadJobForReader(context, request, mayReadJob);
+      const task = loadTaskOfJob(context, job, request.params.task);
+      const chosen = chooseLogAttempt(task, parseAttempt(request.query.attempt));
+      if (chosen === null) throw hidden();
+      const path = logFilePath(context.deps.config.dataPath, task.id, chosen.attempt);
+      const size = chosen.size >= 0 ? chosen.size : await stat(path).then((s) => s.size, () => 0);
+      reply.type('text/plain; charset=utf-8').header('x-content-type-options', 'nosniff');
+      return sendFileBytes(request, reply, path, size);
+    },
+  );
+
+  app.get<{ Params: TaskParams & { artifact: string } }>(
+    '/api/v1/projects/:project/jobs/:job/tasks/:task/artifacts/:artifact',
+    async (request, reply) => {
+      // Visibility is checked here every time, whatever URL the caller was handed.
+      const { job } = await loadJobForReader(context, request, (reader, project) => mayDownloadArtifact(reader, project));
+      const task = loadTaskOfJob(context, job, request.params.task);
+      const artifact = store.getArtifact(request.params.artifact);
+      if (artifact === null || artifact.taskId !== task.id) throw hidden();
+      const etag = `"${artifact.sha256}"`;
+      reply
+        .header('etag', etag)
+        .header('content-type', 'application/octet-stream')
+        .header('x-content-type-options', 'nosniff')
+        .header('content-disposition', contentDisposition(artifact.path));
+      if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+      return sendFileBytes(request, reply, artifactFilePath(context.deps.config.dataPath, artifact.id), artifact.size);
+    },
+  );
+}
+
+/** Always an attachment: an uploaded HTML file must never render in the service's origin. */
+function contentDisposition(path: string): string {
+  const name = path.split('/').at(-1) ?? 'artifact';
+  const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}

@@ -1,0 +1,151 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import {
+  ARTIFACT_PATH_HEADER,
+  ClaimRequestSchema,
+  CompleteRequestSchema,
+  LOG_OFFSET_HEADER,
+  parseWith,
+} from '@conveyor/protocol';
+import { receiveArtifact } from '../../domain/artifacts.js';
+import { appendLog } from '../../domain/logs.js';
+import { claimTask, completeTask, findHeldTask, heartbeat, MAX_CLAIM_WAIT_SECONDS } from '../../domain/worker-protocol.js';
+import { ServiceError } from '../../errors.js';
+import { sha256Hex } from '../../ids.js';
+import type { Worker } from '../../store/types.js';
+import { baseUrlOf } from '../base-url.js';
+import { parseJsonBody, rawBody } from '../body.js';
+import type { HttpContext } from '../context.js';
+import { artifactUrl, presentArtifact } from '../present.js';
+
+/** Largest log chunk one append may carry; workers send 64 KiB. */
+const LOG_CHUNK_LIMIT = 8 * 1024 * 1024;
+
+type TaskParams = { task: string };
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    worker?: Worker;
+  }
+}
+
+/** `Authorization: Bearer <token>`, looked up by its SHA-256 (the token itself is never stored). */
+function authenticateWorker(context: HttpContext, request: FastifyRequest): Worker {
+  const header = request.headers.authorization;
+  const match = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header) : null;
+  const worker = match?.[1] === undefined ? null : context.deps.store.findWorkerByTokenHash(sha256Hex(match[1]));
+  if (worker === null) throw new ServiceError(401, 'a valid worker token is required');
+  return worker;
+}
+
+function requireWorker(request: FastifyRequest): Worker {
+  if (request.worker === undefined) throw new ServiceError(401, 'a valid worker token is required');
+  return request.worker;
+}
+
+function parseWait(value: unknown): number {
+  if (value === undefined) return 0;
+  if (typeof value !== 'string' || !/^\d{1,5}$/.test(value)) throw new ServiceError(400, 'wait must be a whole number of seconds');
+  return Math.min(Number(value), MAX_CLAIM_WAIT_SECONDS);
+}
+
+/** Aborts when the client goes away or the server shuts down, so a long poll never outlives either. */
+function abortOnDisconnect(context: HttpContext, raw: IncomingMessage, reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once('close', () => controller.abort());
+  raw.socket?.once('close', () => controller.abort());
+  return AbortSignal.any([controller.signal, context.shutdown]);
+}
+
+export function registerWorkerRoutes(app: FastifyInstance, context: HttpContext): void {
+  const { deps } = context;
+
+  app.register(async (scope) => {
+    // Every worker route authenticates first: the token requirement must never lapse below /tasks/:task.
+    scope.addHook('onRequest', async (request) => {
+      request.worker = authenticateWorker(context, request);
+    });
+
+    scope.post<{ Querystring: { wait?: string } }>('/api/v1/tasks/claim', async (request, reply) => {
+      const worker = requireWorker(request);
+      const parsed = parseWith(ClaimRequestSchema, parseJsonBody(request));
+      if (!parsed.ok) throw new ServiceError(400, parsed.message);
+      const task = await claimTask(deps, worker, parsed.value, {
+        waitSeconds: parseWait(request.query.wait),
+        baseUrl: baseUrlOf(request, deps.config.publicUrl),
+        abort: abortOnDisconnect(context, request.raw, reply),
+      });
+      if (task === null) return reply.code(204).send();
+      request.log.info({ task: task.id, name: task.name, attempt: task.attempt, worker: worker.name }, 'task claimed');
+      return { task };
+    });
+
+    scope.get<{ Params: TaskParams }>('/api/v1/tasks/:task/source.tar.gz', async (request, reply) => {
+      const task = findHeldTask(deps, requireWorker(request), request.params.task);
+      const job = task === null ? null : deps.store.getJobById(task.jobId);
+      const project = task === null ? null : deps.store.findProject(task.projectId);
+      if (task === null || job === null || project === null) throw new ServiceError(404, 'not found');
+      if (!(await deps.repos.ensureCommit(project.repo, job.headSha))) throw new ServiceError(404, 'the commit is gone from the repository');
+      reply.type('application/gzip').header('content-disposition', 'attachment; filename="source.tar.gz"');
+      return reply.send(deps.repos.archive(project.repo, job.headSha));
+    });
+
+    scope.post<{ Params: TaskParams }>('/api/v1/tasks/:task/log', { bodyLimit: LOG_CHUNK_LIMIT }, async (request) => {
+      const worker = requireWorker(request);
+      const header = request.headers[LOG_OFFSET_HEADER];
+      if (typeof header !== 'string' || !/^\d{1,15}$/.test(header)) {
+        throw new ServiceError(400, 'X-Log-Offset must be the byte offset where this chunk starts');
+      }
+      const offset = await appendLog(deps, context.logLocks, worker, request.params.task, Number(header), rawBody(request));
+      return { offset };
+    });
+
+    scope.post<{ Params: TaskParams }>('/api/v1/tasks/:task/heartbeat', async (request) => {
+      const answer = heartbeat(deps, requireWorker(request), request.params.task);
+      if (answer === null) throw new ServiceError(404, 'not found');
+      return answer;
+    });
+
+    scope.post<{ Params: TaskParams }>('/api/v1/tasks/:task/complete', async (request) => {
+      const worker = requireWorker(request);
+      if (findHeldTask(deps, worker, request.params.task) === null) throw new ServiceError(404, 'not found');
+      const parsed = parseWith(CompleteRequestSchema, parseJsonBody(request));
+      if (!parsed.ok) throw new ServiceError(400, parsed.message);
+      const task = completeTask(deps, worker, request.params.task, parsed.value);
+      if (task === null) throw new ServiceError(404, 'not found');
+      request.log.info({ task: task.id, name: task.name, state: task.state, attempt: task.attempt }, 'task completed');
+      return { state: task.state, attempt: task.attempt };
+    });
+
+    scope.register(async (streaming) => {
+      // Artifact bodies are streamed to disk as they arrive, never parsed or buffered.
+      streaming.removeAllContentTypeParsers();
+      streaming.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+      streaming.post<{ Params: TaskParams }>('/api/v1/tasks/:task/artifacts', async (request, reply) => {
+        const worker = requireWorker(request);
+        if (findHeldTask(deps, worker, request.params.task) === null) throw new ServiceError(404, 'not found');
+        const length = request.headers['content-length'];
+        if (length === undefined || !/^\d{1,15}$/.test(length)) throw new ServiceError(411, 'Content-Length is required');
+        const rawPath = request.headers[ARTIFACT_PATH_HEADER];
+        const socket = request.raw.socket;
+        const artifact = await receiveArtifact(deps, worker, request.params.task, {
+          rawPath: typeof rawPath === 'string' ? rawPath : undefined,
+          declaredLength: Number(length),
+          body: request.raw,
+          isConnectionIntact: () => !socket.destroyed,
+        });
+        const task = deps.store.getTask(artifact.taskId);
+        const job = task === null ? null : deps.store.getJobById(task.jobId);
+        const project = task === null ? null : deps.store.findProject(task.projectId);
+        const url = job === null || project === null ? '' : artifactUrl(baseUrlOf(request, deps.config.publicUrl), project, job, artifact);
+        request.log.info({ task: artifact.taskId, path: artifact.path, size: artifact.size }, 'artifact stored');
+        return reply.code(201).send(presentArtifact(artifact, url));
+      });
+    });
+
+    // Anything else below /tasks/:task is still worker territory: authenticated first, then 404.
+    scope.all('/api/v1/tasks/:task/*', async () => {
+      throw new ServiceError(404, 'not found');
+    });
+  });
+}

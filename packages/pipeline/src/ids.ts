@@ -1,0 +1,27 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** An opaque id: 128 random bits, base64url. It encodes nothing about what it names. */
+export function newId(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+/** A bearer secret for a worker: shown once, stored only as its SHA-256. */
+export function newWorkerToken(): string {
+  return `cvw_${randomBytes(32).toString('base64url')}`;
+}
+
+/** A project's trigger secret: the HMAC key, so it is stored as is (it must be usable to verify). */
+export function newTriggerSecret(): string {
+  return randomBytes(32).toString('hex');
+}
+
+export function sha256Hex(value: string | Buffer): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+/** Constant-time string comparison that does not leak the length of the expected value through timing. */
+export function safeEqual(given: string, expected: string): boolean {
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b) && given.length === expected.length;
+}

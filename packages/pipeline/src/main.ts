@@ -1,0 +1,59 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.js';
+import { systemClock, type Clock } from './clock.js';
+import type { PipelineConfig } from './config.js';
+import type { PipelineDeps } from './domain/deps.js';
+import { WorkSignal } from './domain/work-signal.js';
+import { reapExpiredTasks } from './domain/worker-protocol.js';
+import { createRepositories } from './git/repositories.js';
+import { openSqliteStore } from './store/sqlite/index.js';
+
+/** How often held tasks are checked for lapsed leases and deadlines. */
+const SWEEP_INTERVAL_MS = 1000;
+
+/** Opens the store and repositories: everything the domain needs, for the server or the admin CLI. */
+export function openPipeline(config: PipelineConfig, clock: Clock = systemClock): PipelineDeps {
+  return {
+    config,
+    store: openSqliteStore(config.databasePath),
+    repos: createRepositories({ dataPath: config.dataPath, fetchTimeoutMs: config.gitTimeoutMs }),
+    clock,
+    work: new WorkSignal(),
+  };
+}
+
+export interface RunningServer {
+  app: FastifyInstance;
+  url: string;
+  /** Stops accepting, lets in-flight requests finish, then closes the database. */
+  stop(): Promise<void>;
+}
+
+export async function startPipelineServer(config: PipelineConfig, clock: Clock = systemClock): Promise<RunningServer> {
+  const deps = openPipeline(config, clock);
+  const shutdown = new AbortController();
+  const app = await buildApp(deps, { shutdown: shutdown.signal });
+  const address = await app.listen({ port: config.port, host: config.host });
+  const sweeper = setInterval(() => {
+    try {
+      reapExpiredTasks(deps);
+    } catch (error) {
+      app.log.error({ err: error }, 'sweep failed');
+    }
+  }, SWEEP_INTERVAL_MS);
+  sweeper.unref();
+  let stopping: Promise<void> | null = null;
+  return {
+    app,
+    url: address,
+    stop() {
+      stopping ??= (async () => {
+        clearInterval(sweeper);
+        shutdown.abort();
+        await app.close();
+        deps.store.close();
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * The SQLite schema, applied in order; `PRAGMA user_version` records how many steps a file has had.
+ * JSON columns hold arrays and maps that are only ever read whole.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE projects (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    repo TEXT NOT NULL,
+    visibility TEXT NOT NULL CHECK (visibility IN ('private', 'public')),
+    enabled INTEGER NOT NULL,
+    owner_user_id TEXT,
+    trigger_secret TEXT NOT NULL,
+    job_counter INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE TABLE variables (
+    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    value TEXT NOT NULL,
+    secret INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (project_id, name)
+  );
+  CREATE TABLE workers (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    owner_user_id TEXT,
+    token_hash TEXT NOT NULL UNIQUE,
+    created_at INTEGER NOT NULL,
+    revoked_at INTEGER,
+    last_seen_at INTEGER
+  );
+  CREATE TABLE jobs (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    project_id TEXT NOT NULL REFERENCES projects(id),
+    number INTEGER NOT NULL,
+    state TEXT NOT NULL,
+    ref TEXT NOT NULL,
+    head_sha TEXT NOT NULL,
+    base TEXT,
+    actor TEXT NOT NULL,
+    trigger TEXT NOT NULL,
+    cancel_requested INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    finished_at INTEGER,
+    UNIQUE (project_id, number)
+  );
+  CREATE TABLE tasks (
+    id TEXT PRIMARY KEY,
+    job_id TEXT NOT NULL REFERENCES jobs(id),
+    job_seq INTEGER NOT NULL,
+    project_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    base_name TEXT NOT NULL,
+    state TEXT NOT NULL,
+    arch TEXT NOT NULL,
+    image TEXT NOT NULL,
+    script TEXT NOT NULL,
+    env TEXT NOT NULL,
+    services TEXT NOT NULL,
+    requires TEXT NOT NULL,
+    artifact_paths TEXT NOT NULL,
+    workdir TEXT NOT NULL,
+    timeout INTEGER NOT NULL,
+    attempt INTEGER NOT NULL DEFAULT 0,
+    max_attempts INTEGER NOT NULL,
+    allow_failure INTEGER NOT NULL,
+    needs TEXT NOT NULL,
+    matrix TEXT NOT NULL,
+    exit_code INTEGER,
+    error TEXT,
+    worker_id TEXT,
+    worker_name TEXT,
+    lease_expires_at INTEGER,
+    deadline_at INTEGER,
+    log_size INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    started_at INTEGER,
+    finished_at INTEGER,
+    UNIQUE (job_id, name)
+  );
+  CREATE INDEX tasks_claimable ON tasks (job_seq, position) WHERE state = 'waiting';
+  CREATE INDEX tasks_held ON tasks (lease_expires_at) WHERE state = 'running';
+  CREATE INDEX tasks_of_job ON tasks (job_id, position);
+  CREATE TABLE artifacts (
+    id TEXT PRIMARY KEY,
+    task_id TEXT NOT NULL REFERENCES tasks(id),
+    path TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    sha256 TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER,
+    UNIQUE (task_id, path)
+  );
+  `,
+];

@@ -1,0 +1,127 @@
+import type { PipelineStore, Project, ProjectChanges, Variable, Worker } from '../types.js';
+import { DuplicateError } from '../types.js';
+import type { Db } from './database.js';
+import { toProject, toWorker, type ProjectRow, type WorkerRow } from './rows.js';
+
+type ProjectMethods = Pick<
+  PipelineStore,
+  | 'createProject'
+  | 'findProject'
+  | 'listProjects'
+  | 'updateProject'
+  | 'isProjectKeyTaken'
+  | 'setVariable'
+  | 'unsetVariable'
+  | 'listVariables'
+  | 'createWorker'
+  | 'findWorkerByTokenHash'
+  | 'findWorker'
+  | 'listWorkers'
+  | 'revokeWorker'
+  | 'touchWorker'
+>;
+
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Error && 'code' in error && String(error.code).startsWith('SQLITE_CONSTRAINT_UNIQUE');
+}
+
+/** Projects, their variables, and workers: plain records with no scheduling rules. */
+export function createProjectMethods(db: Db): ProjectMethods {
+  const byId = db.prepare<[string], ProjectRow>('SELECT * FROM projects WHERE id = ?');
+  const byName = db.prepare<[string], ProjectRow>('SELECT * FROM projects WHERE name = ?');
+  const workerById = db.prepare<[string], WorkerRow>('SELECT * FROM workers WHERE id = ?');
+  const workerByHash = db.prepare<[string], WorkerRow>('SELECT * FROM workers WHERE token_hash = ? AND revoked_at IS NULL');
+  const touch = db.prepare('UPDATE workers SET last_seen_at = ? WHERE id = ?');
+
+  function findProject(idOrName: string): Project | null {
+    const row = byId.get(idOrName) ?? byName.get(idOrName);
+    return row === undefined ? null : toProject(row);
+  }
+
+  return {
+    createProject(project) {
+      try {
+        db.prepare(
+          `INSERT INTO projects (id, name, repo, visibility, enabled, owner_user_id, trigger_secret, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ).run(
+          project.id,
+          project.name,
+          project.repo,
+          project.visibility,
+          project.enabled ? 1 : 0,
+          project.ownerUserId,
+          project.triggerSecret,
+          project.createdAt,
+          project.updatedAt,
+        );
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new DuplicateError(`a project named '${project.name}' already exists`);
+        throw error;
+      }
+    },
+    findProject,
+    listProjects() {
+      return db.prepare<[], ProjectRow>('SELECT * FROM projects ORDER BY name').all().map(toProject);
+    },
+    updateProject(id: string, changes: ProjectChanges, now: number) {
+      const columns: Record<string, string | number | undefined> = {
+        enabled: changes.enabled === undefined ? undefined : changes.enabled ? 1 : 0,
+        visibility: changes.visibility,
+        repo: changes.repo,
+        trigger_secret: changes.triggerSecret,
+      };
+      const given = Object.entries(columns).filter((entry): entry is [string, string | number] => entry[1] !== undefined);
+      const sets = given.map(([column]) => `${column} = ?`);
+      const values = given.map(([, value]) => value);
+      db.prepare(`UPDATE projects SET ${[...sets, 'updated_at = ?'].join(', ')} WHERE id = ?`).run(...values, now, id);
+      const updated = byId.get(id);
+      if (updated === undefined) throw new Error(`project ${id} vanished`);
+      return toProject(updated);
+    },
+    isProjectKeyTaken(value) {
+      return findProject(value) !== null;
+    },
+    setVariable(projectId: string, variable: Variable, now: number) {
+      db.prepare(
+        `INSERT INTO variables (project_id, name, value, secret, updated_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (project_id, name) DO UPDATE SET value = excluded.value, secret = excluded.secret, updated_at = excluded.updated_at`,
+      ).run(projectId, variable.name, variable.value, variable.secret ? 1 : 0, now);
+    },
+    unsetVariable(projectId, name) {
+      return db.prepare('DELETE FROM variables WHERE project_id = ? AND name = ?').run(projectId, name).changes > 0;
+    },
+    listVariables(projectId) {
+      return db
+        .prepare<[string], { name: string; value: string; secret: number }>(
+          'SELECT name, value, secret FROM variables WHERE project_id = ? ORDER BY name',
+        )
+        .all(projectId)
+        .map((row) => ({ name: row.name, value: row.value, secret: row.secret === 1 }));
+    },
+    createWorker(worker: Worker, tokenHash: string) {
+      db.prepare(
+        'INSERT INTO workers (id, name, owner_user_id, token_hash, created_at) VALUES (?, ?, ?, ?, ?)',
+      ).run(worker.id, worker.name, worker.ownerUserId, tokenHash, worker.createdAt);
+    },
+    findWorkerByTokenHash(tokenHash) {
+      const row = workerByHash.get(tokenHash);
+      return row === undefined ? null : toWorker(row);
+    },
+    findWorker(idOrName) {
+      const row =
+        workerById.get(idOrName) ??
+        db.prepare<[string], WorkerRow>('SELECT * FROM workers WHERE name = ? ORDER BY created_at DESC LIMIT 1').get(idOrName);
+      return row === undefined ? null : toWorker(row);
+    },
+    listWorkers() {
+      return db.prepare<[], WorkerRow>('SELECT * FROM workers ORDER BY created_at').all().map(toWorker);
+    },
+    revokeWorker(id, now) {
+      db.prepare('UPDATE workers SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(now, id);
+    },
+    touchWorker(id, now) {
+      touch.run(now, id);
+    },
+  };
+}

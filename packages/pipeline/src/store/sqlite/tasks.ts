@@ -1,0 +1,117 @@
+import type { TaskState } from '@conveyor/protocol';
+import type { ClaimFilter, ClaimLease, PipelineStore, Task, TaskOutcome, TaskTransition } from '../types.js';
+import type { Db } from './database.js';
+import { settleJob } from './jobs.js';
+import { toTask, type TaskRow } from './rows.js';
+
+type TaskMethods = Pick<
+  PipelineStore,
+  'getTask' | 'claimNextTask' | 'extendLease' | 'completeTask' | 'reapExpiredTasks' | 'setLogSize'
+>;
+
+/** The next state of a held task after an outcome, given its job's cancel flag and attempts left. */
+function nextStateAfter(task: Task, outcome: TaskOutcome, cancelRequested: boolean): TaskState {
+  if (outcome.success) return 'success';
+  if (cancelRequested) return 'canceled';
+  return task.attempt < task.maxAttempts ? 'waiting' : 'failure';
+}
+
+export function createTaskMethods(db: Db): TaskMethods {
+  const taskById = db.prepare<[string], TaskRow>('SELECT * FROM tasks WHERE id = ?');
+  const heldTask = db.prepare<[string, string], TaskRow>(
+    "SELECT * FROM tasks WHERE id = ? AND state = 'running' AND worker_id = ?",
+  );
+  const cancelFlag = db.prepare<[string], { cancel_requested: number }>('SELECT cancel_requested FROM jobs WHERE id = ?');
+  // The partial index on waiting tasks is walked in (job_seq, position) order: oldest job, then file order.
+  const nextClaimable = db.prepare<{ arches: string; features: string; owner: string | null }, { id: string }>(`
+    SELECT t.id FROM tasks t
+    WHERE t.state = 'waiting'
+      AND t.arch IN (SELECT value FROM json_each(@arches))
+      AND NOT EXISTS (
+        SELECT 1 FROM json_each(t.requires) r WHERE r.value NOT IN (SELECT value FROM json_each(@features)))
+      AND (@owner IS NULL OR t.project_id IN (SELECT id FROM projects WHERE owner_user_id = @owner))
+    ORDER BY t.job_seq, t.position
+    LIMIT 1`);
+  const markClaimed = db.prepare(`
+    UPDATE tasks SET state = 'running', attempt = attempt + 1, worker_id = @workerId, worker_name = @workerName,
+      started_at = @now, finished_at = NULL, exit_code = NULL, error = NULL, log_size = 0,
+      lease_expires_at = @now + @leaseMs, deadline_at = @now + timeout * 1000 + @graceMs
+    WHERE id = @id AND state = 'waiting'`);
+  const expired = db.prepare<[number, number], TaskRow>(
+    "SELECT * FROM tasks WHERE state = 'running' AND (lease_expires_at <= ? OR deadline_at <= ?)",
+  );
+
+  function getTask(id: string): Task | null {
+    const row = taskById.get(id);
+    return row === undefined ? null : toTask(row);
+  }
+
+  /** Records an outcome for a held task and settles its job. Runs inside a transaction. */
+  function applyOutcome(task: Task, outcome: TaskOutcome, now: number): TaskTransition {
+    const cancelRequested = cancelFlag.get(task.jobId)?.cancel_requested === 1;
+    const state = nextStateAfter(task, outcome, cancelRequested);
+    const requeued = state === 'waiting';
+    db.prepare(
+      `UPDATE tasks SET state = ?, exit_code = ?, error = ?, finished_at = ?, lease_expires_at = NULL, deadline_at = NULL,
+         worker_id = CASE WHEN ? THEN NULL ELSE worker_id END
+       WHERE id = ?`,
+    ).run(state, outcome.exitCode, outcome.error, requeued ? null : now, requeued ? 1 : 0, task.id);
+    const unblocked = settleJob(db, task.jobId, now);
+    return { task: getTask(task.id) as Task, workBecameAvailable: requeued || unblocked };
+  }
+
+  const claim = db.transaction((filter: ClaimFilter, lease: ClaimLease): Task | null => {
+    const candidate = nextClaimable.get({
+      arches: JSON.stringify(filter.arches),
+      features: JSON.stringify(filter.features),
+      owner: filter.ownerUserId,
+    });
+    if (candidate === undefined) return null;
+    markClaimed.run({
+      id: candidate.id,
+      workerId: lease.workerId,
+      workerName: lease.workerName,
+      now: lease.now,
+      leaseMs: lease.leaseMs,
+      graceMs: lease.timeoutGraceMs,
+    });
+    return getTask(candidate.id);
+  });
+
+  const complete = db.transaction(
+    (taskId: string, workerId: string, outcome: TaskOutcome, now: number): TaskTransition | null => {
+      const row = heldTask.get(taskId, workerId);
+      return row === undefined ? null : applyOutcome(toTask(row), outcome, now);
+    },
+  );
+
+  const reap = db.transaction((now: number): TaskTransition[] =>
+    expired.all(now, now).map((row) => {
+      const task = toTask(row);
+      const timedOut = task.deadlineAt !== null && task.deadlineAt <= now;
+      return applyOutcome(task, { success: false, exitCode: null, error: timedOut ? 'timeout' : 'worker lost' }, now);
+    }),
+  );
+
+  return {
+    getTask,
+    claimNextTask: (filter, lease) => claim.immediate(filter, lease),
+    extendLease(taskId, workerId, leaseMs, now) {
+      const result = db
+        .prepare("UPDATE tasks SET lease_expires_at = ? WHERE id = ? AND state = 'running' AND worker_id = ?")
+        .run(now + leaseMs, taskId, workerId);
+      if (result.changes === 0) return null;
+      const task = taskById.get(taskId);
+      return { cancel: task !== undefined && cancelFlag.get(task.job_id)?.cancel_requested === 1 };
+    },
+    completeTask: (taskId, workerId, outcome, now) => complete.immediate(taskId, workerId, outcome, now),
+    reapExpiredTasks: (now) => reap.immediate(now),
+    setLogSize(taskId, workerId, attempt, size) {
+      return (
+        db
+          .prepare("UPDATE tasks SET log_size = ? WHERE id = ? AND state = 'running' AND worker_id = ? AND attempt = ?")
+          .run(size, taskId, workerId, attempt).changes > 0
+      );
+    },
+  };
+}
