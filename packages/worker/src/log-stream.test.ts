@@ -1,0 +1,112 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ProtocolClient } from './client.js';
+import { LogStream } from './log-stream.js';
+import { LogServer, seededRandom, type Fault } from './testing/log-server.js';
+
+async function withStream(
+  server: LogServer,
+  masked: string[],
+  body: (stream: LogStream, rejections: string[]) => Promise<void>,
+  options: { maxChunkBytes?: number } = {},
+): Promise<void> {
+  const url = await server.start();
+  const dir = await mkdtemp(join(tmpdir(), 'conveyor-log-'));
+  const client = new ProtocolClient({ url: 'http://127.0.0.1:1/', token: 'test-token' });
+  const rejections: string[] = [];
+  try {
+    const stream = await LogStream.open({ spoolPath: join(dir, 'log'), url, client, masked, onRejected: (r) => rejections.push(r), ...options });
+    await body(stream, rejections);
+  } finally {
+    client.close();
+    await server.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function makeOutput(random: () => number, secret: string, lines: number): string {
+  const parts: string[] = [];
+  for (let i = 0; i < lines; i++) parts.push(`line ${i} ${'x'.repeat(Math.floor(random() * 200))}${i % 97 === 0 ? ` token=${secret};` : ''}\n`);
+  return parts.join('');
+}
+
+test('delivers the log whole and in order through dropped connections and 5xx, masking split secrets', async () => {
+  const random = seededRandom(42);
+  const faults: Fault[] = ['drop-before', 'drop-after', 'unavailable'];
+  const server = new LogServer({ fault: () => (random() < 0.3 ? faults[Math.floor(random() * faults.length)]! : null) });
+  const secret = 'sup3r-s3cret-value';
+  const output = makeOutput(random, secret, 8000);
+  await withStream(server, [secret], async (stream) => {
+    const bytes = Buffer.from(output);
+    let position = 0;
+    while (position < bytes.length) {
+      const size = 1 + Math.floor(random() * 3000);
+      await stream.write(bytes.subarray(position, position + size));
+      position += size;
+    }
+    assert.equal(await stream.finish(), true);
+    const expected = output.split(secret).join('***');
+    assert.equal(server.content().toString(), expected);
+    assert.equal(stream.size, Buffer.byteLength(expected));
+    assert.ok(!server.content().includes(secret));
+    assert.ok(server.requests > server.appends.length, 'faults were injected');
+  });
+});
+
+test('holds small output for the flush interval and sends a full 64 KiB chunk at once', async () => {
+  const server = new LogServer();
+  await withStream(server, [], async (stream) => {
+    const small = Date.now();
+    await stream.write(Buffer.from('hello\n'));
+    while (server.length === 0) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(server.appends[0]!.at - small >= 240, `small output waited ${server.appends[0]!.at - small} ms`);
+    await new Promise((r) => setTimeout(r, 300));
+    const big = Date.now();
+    await stream.write(Buffer.alloc(70 * 1024, 'a'));
+    while (server.length < 6 + 70 * 1024) await new Promise((r) => setTimeout(r, 5));
+    assert.ok(server.appends[1]!.at - big < 200, `a full chunk waited ${server.appends[1]!.at - big} ms`);
+    assert.equal(await stream.finish(), true);
+  });
+});
+
+test('resumes from expected_offset out of the spool when the server lost appended bytes', async () => {
+  const server = new LogServer();
+  await withStream(server, [], async (stream) => {
+    await stream.write(Buffer.alloc(100 * 1024, 'a'));
+    while (server.length < 100 * 1024) await new Promise((r) => setTimeout(r, 5));
+    server.truncate(10_000);
+    await stream.write(Buffer.alloc(100 * 1024, 'b'));
+    assert.equal(await stream.finish(), true);
+    assert.equal(server.content().toString(), 'a'.repeat(100 * 1024) + 'b'.repeat(100 * 1024));
+  });
+});
+
+test('halves its chunk size when the server answers 413', async () => {
+  const server = new LogServer({ maxBody: 100_000 });
+  await withStream(
+    server,
+    [],
+    async (stream) => {
+      await stream.write(Buffer.alloc(1_000_000, 'z'));
+      assert.equal(await stream.finish(), true);
+      assert.equal(server.length, 1_000_000);
+      assert.ok(server.appends.every((append) => append.size <= 100_000));
+    },
+    { maxChunkBytes: 1024 * 1024 },
+  );
+});
+
+test('stops and reports when the server refuses the log for good', async () => {
+  const server = new LogServer({ fault: (n) => (n >= 1 ? 'refuse' : null) });
+  await withStream(server, [], async (stream, rejections) => {
+    await stream.write(Buffer.from('first\n'));
+    while (server.length === 0) await new Promise((r) => setTimeout(r, 10));
+    await stream.write(Buffer.from('second\n'));
+    assert.equal(await stream.finish(), false);
+    assert.equal(server.content().toString(), 'first\n');
+    assert.match(rejections[0] ?? '', /HTTP 404/);
+  });
+});
