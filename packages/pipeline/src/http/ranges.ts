@@ -29,7 +29,11 @@ export function sendFileBytes(request: FastifyRequest, reply: FastifyReply, path
   reply.header('accept-ranges', 'bytes');
   const range = readRange(request.headers.range, size);
   if (range === 'unsatisfiable') {
-    return reply.code(416).header('content-range', `bytes */${size}`).send({ error: 'range not satisfiable' });
+    return reply
+      .code(416)
+      .header('content-range', `bytes */${size}`)
+      .type('application/json; charset=utf-8')
+      .send({ error: 'range not satisfiable' });
   }
   if (size === 0) return reply.header('content-length', 0).send(Buffer.alloc(0));
   const { start, end } = range ?? { start: 0, end: size - 1 };

@@ -1,0 +1,143 @@
+// Test support: the real app on a real port, a real SQLite file and real git repositories in a temp dir.
+import { createHmac } from 'node:crypto';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../app.js';
+import type { Clock } from '../clock.js';
+import { readPipelineConfig, type PipelineConfig } from '../config.js';
+import type { PipelineDeps } from '../domain/deps.js';
+import { createProject, createWorker } from '../domain/projects.js';
+import { WorkSignal } from '../domain/work-signal.js';
+import { commitFiles, initRepository, makeTempDir } from '../git/test-repos.js';
+import { createRepositories } from '../git/repositories.js';
+import type { SessionResolver } from '../http/access.js';
+import { openSqliteStore } from '../store/sqlite/index.js';
+import type { Project, Worker } from '../store/types.js';
+
+/** A clock the test moves by hand. */
+export class FakeClock implements Clock {
+  constructor(public time = 1_800_000_000_000) {}
+  now(): number {
+    return this.time;
+  }
+  advance(ms: number): void {
+    this.time += ms;
+  }
+}
+
+export function sign(body: string | Buffer, secret: string): string {
+  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+}
+
+export interface TestProject {
+  project: Project;
+  repo: string;
+  secret: string;
+  /** Commits the files to the project's repository and returns the commit id. */
+  commit(files: Record<string, string | Buffer>): Promise<string>;
+}
+
+export interface CallOptions {
+  body?: string | Buffer | object;
+  headers?: Record<string, string>;
+  token?: string;
+  /** Sign the (serialised) body with this secret in X-Hub-Signature-256. */
+  secret?: string;
+}
+
+export interface TestService {
+  url: string;
+  dir: string;
+  deps: PipelineDeps;
+  clock: FakeClock;
+  app: FastifyInstance;
+  addProject(options?: { name?: string; visibility?: 'public' | 'private'; owner?: string; pipeline?: string }): Promise<TestProject>;
+  addWorker(owner?: string | null, name?: string): { worker: Worker; token: string };
+  call(method: string, path: string, options?: CallOptions): Promise<Response>;
+  /** POST /jobs signed, for the common case; returns the parsed body and status. */
+  startJob(project: TestProject, sha: string, extra?: object): Promise<{ status: number; body: { job_id: string; tasks: number; error?: string } }>;
+  stop(): Promise<void>;
+}
+
+let serial = 0;
+
+export async function startTestService(
+  options: { config?: Partial<PipelineConfig>; sessions?: SessionResolver; clock?: FakeClock } = {},
+): Promise<TestService> {
+  const temp = await makeTempDir('pipeline-test');
+  const config: PipelineConfig = {
+    ...readPipelineConfig({
+      PIPELINE_DATABASE_PATH: join(temp.path, 'pipeline.db'),
+      PIPELINE_DATA_PATH: join(temp.path, 'data'),
+      PIPELINE_LOG_LEVEL: 'silent',
+    }),
+    ...options.config,
+  };
+  const clock = options.clock ?? new FakeClock();
+  const deps: PipelineDeps = {
+    config,
+    store: openSqliteStore(config.databasePath),
+    repos: createRepositories({ dataPath: config.dataPath, fetchTimeoutMs: config.gitTimeoutMs }),
+    clock,
+    work: new WorkSignal(),
+  };
+  const shutdown = new AbortController();
+  const app = await buildApp(deps, { sessions: options.sessions, shutdown: shutdown.signal });
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+
+  async function call(method: string, path: string, call: CallOptions = {}): Promise<Response> {
+    const headers: Record<string, string> = { ...call.headers };
+    let body: string | Buffer | undefined;
+    if (call.body !== undefined) {
+      body = typeof call.body === 'string' || Buffer.isBuffer(call.body) ? call.body : JSON.stringify(call.body);
+      if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+    }
+    if (call.secret !== undefined) headers['x-hub-signature-256'] = sign(body ?? '', call.secret);
+    if (call.token !== undefined) headers.authorization = `Bearer ${call.token}`;
+    return fetch(`${url}${path}`, { method, headers, body });
+  }
+
+  const service: TestService = {
+    url,
+    dir: temp.path,
+    deps,
+    clock,
+    app,
+    async addProject(projectOptions = {}) {
+      serial += 1;
+      const repo = await initRepository(join(temp.path, `repo-${serial}`));
+      const project = await createProject(deps, {
+        name: projectOptions.name ?? `project-${serial}`,
+        repo,
+        visibility: projectOptions.visibility ?? 'private',
+        ownerUserId: projectOptions.owner ?? null,
+      });
+      if (projectOptions.pipeline !== undefined) await commitFiles(repo, { '.pipeline.yml': projectOptions.pipeline });
+      return { project, repo, secret: project.triggerSecret, commit: (files) => commitFiles(repo, files) };
+    },
+    addWorker(owner = null, name) {
+      serial += 1;
+      return createWorker(deps, { name: name ?? `worker-${serial}`, ownerUserId: owner });
+    },
+    call,
+    async startJob(project, sha, extra = {}) {
+      const response = await call('POST', `/api/v1/projects/${project.project.name}/jobs`, {
+        body: { sha, ref: 'refs/heads/main', ...extra },
+        secret: project.secret,
+      });
+      return { status: response.status, body: (await response.json()) as { job_id: string; tasks: number } };
+    },
+    async stop() {
+      shutdown.abort();
+      await app.close();
+      deps.store.close();
+      await temp.remove();
+    },
+  };
+  return service;
+}
+
+/** The standard claim body. */
+export function claimBody(overrides: { arches?: string[]; features?: string[]; name?: string } = {}) {
+  return { arches: ['amd64'], features: [], name: 'test-worker', ...overrides };
+}
