@@ -1,1 +1,16 @@
-export {};
+// The public surface of @conveyor/signin, used by the conveyor CLI.
+export { startSigninServer, createSigninService, type SigninServer, type SigninService } from './main.js';
+export { openSigninAdmin, type SigninAdmin } from './admin.js';
+export { buildApp, BODY_LIMIT_BYTES } from './app.js';
+export { loadConfig, ConfigError, CONFIG_DEFAULTS, type SigninConfig } from './config.js';
+export { createManualClock, createSystemClock, type Clock, type ManualClock } from './clock.js';
+export { SigninError } from './errors.js';
+export type { SigninDeps } from './domain/deps.js';
+export { createRealm, updateRealm, addRealmHost, listRealms, type RealmListing } from './domain/realms.js';
+export { addDomain, verifyDomain } from './domain/domains.js';
+export { createUser, updateUser, setUserPassword, addEmail, verifyEmail, requireUser } from './domain/users.js';
+export { addMember, updateMember, type MemberView } from './domain/members.js';
+export { addProvider, updateProvider, mapDomainProvider } from './domain/providers.js';
+export { addClient } from './domain/clients.js';
+export { canUseClient, userManagementRights } from './domain/authorization.js';
+export * from './domain/types.js';

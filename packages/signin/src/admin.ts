@@ -1,0 +1,28 @@
+import { createSystemClock, type Clock } from './clock.js';
+import { loadConfig } from './config.js';
+import type { SigninDeps } from './domain/deps.js';
+import { ensureSystemRealm } from './domain/realms.js';
+import { createPasswordHasher } from './passwords.js';
+import { openStore } from './store/store.js';
+
+export interface SigninAdmin {
+  deps: SigninDeps;
+  close(): void;
+}
+
+/**
+ * Opens the same files as the server (AUTH_* variables) for the admin CLI. The system realm is made
+ * sure of, but default hosts are left to the server's start-up, as the spec says.
+ */
+export async function openSigninAdmin(options: { env?: NodeJS.ProcessEnv; clock?: Clock } = {}): Promise<SigninAdmin> {
+  const config = loadConfig(options.env);
+  const clock = options.clock ?? createSystemClock();
+  const store = openStore(config);
+  try {
+    ensureSystemRealm(store, clock, { registerDefaultHosts: false });
+    return { deps: { store, clock, passwords: await createPasswordHasher() }, close: () => store.close() };
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+}

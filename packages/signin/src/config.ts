@@ -1,0 +1,48 @@
+import { resolve } from 'node:path';
+
+/** Everything the sign-in service reads from the environment, validated once and frozen. */
+export interface SigninConfig {
+  readonly databasePath: string;
+  readonly realmsPath: string;
+  readonly port: number;
+  readonly host: string;
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export const CONFIG_DEFAULTS = Object.freeze({
+  AUTH_DATABASE_PATH: './data/signin.db',
+  AUTH_REALMS_PATH: './data/realms',
+  AUTH_PORT: '4000',
+  AUTH_HOST: '127.0.0.1',
+});
+
+function readString(env: NodeJS.ProcessEnv, name: keyof typeof CONFIG_DEFAULTS): string {
+  const value = env[name];
+  if (value === undefined || value === '') return CONFIG_DEFAULTS[name];
+  return value;
+}
+
+function parsePort(raw: string): number {
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) {
+    throw new ConfigError(`AUTH_PORT must be an integer between 0 and 65535, got '${raw}'`);
+  }
+  return Number(raw);
+}
+
+/** Reads the AUTH_* variables; paths are made absolute against the working directory. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): SigninConfig {
+  const host = readString(env, 'AUTH_HOST');
+  if (/\s/.test(host)) throw new ConfigError(`AUTH_HOST must be a host name or address, got '${host}'`);
+  return Object.freeze({
+    databasePath: resolve(readString(env, 'AUTH_DATABASE_PATH')),
+    realmsPath: resolve(readString(env, 'AUTH_REALMS_PATH')),
+    port: parsePort(readString(env, 'AUTH_PORT')),
+    host,
+  });
+}

@@ -1,0 +1,53 @@
+/**
+ * The one error type of the sign-in service: an HTTP status, a spec code and a human message.
+ * The HTTP error handler turns it into `{"error": code, "message": message}`; the admin CLI turns it
+ * into exit status 2 with the code in its JSON error object.
+ */
+export class SigninError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SigninError';
+  }
+}
+
+export function invalidRequest(message: string): SigninError {
+  return new SigninError(400, 'invalid_request', message);
+}
+
+export function unknownRealm(message = 'no realm matches the host or the realm slug'): SigninError {
+  return new SigninError(404, 'unknown_realm', message);
+}
+
+export function invalidCredentials(): SigninError {
+  // One message for every cause, so the response does not tell which check failed.
+  return new SigninError(401, 'invalid_credentials', 'the identifier or the password is not correct');
+}
+
+export function notAuthenticated(): SigninError {
+  return new SigninError(401, 'not_authenticated', 'no valid session');
+}
+
+export function providerRequired(): SigninError {
+  return new SigninError(403, 'provider_required', 'this account must sign in through its identity provider');
+}
+
+export function providerDisabled(): SigninError {
+  return new SigninError(409, 'provider_disabled', "this account's identity provider is disabled");
+}
+
+export function homeRealmConflict(message: string): SigninError {
+  return new SigninError(409, 'home_realm_conflict', `home_realm_conflict: ${message}`);
+}
+
+/** Storage-level refusals, typed so callers never see raw driver errors. */
+export function notFound(what: string): SigninError {
+  return new SigninError(404, 'not_found', `${what} not found`);
+}
+
+export function duplicate(what: string): SigninError {
+  return new SigninError(409, 'duplicate', `${what} already exists`);
+}

@@ -1,0 +1,63 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.js';
+import { createSystemClock, type Clock } from './clock.js';
+import { loadConfig, type SigninConfig } from './config.js';
+import type { SigninDeps } from './domain/deps.js';
+import { ensureSystemRealm } from './domain/realms.js';
+import { createPasswordHasher } from './passwords.js';
+import { openStore, type StorePaths } from './store/store.js';
+
+export interface SigninService {
+  app: FastifyInstance;
+  deps: SigninDeps;
+  /** Closes the HTTP server (if listening) and the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the store, makes sure the system realm exists (with its default hosts when none are
+ * registered), prepares the password hasher and builds the app. Does not listen.
+ */
+export async function createSigninService(paths: StorePaths, options: { clock?: Clock; logger?: boolean } = {}): Promise<SigninService> {
+  const clock = options.clock ?? createSystemClock();
+  const store = openStore(paths);
+  try {
+    ensureSystemRealm(store, clock, { registerDefaultHosts: true });
+    const deps: SigninDeps = { store, clock, passwords: await createPasswordHasher() };
+    const app = buildApp({ deps, logger: options.logger });
+    return {
+      app,
+      deps,
+      async close() {
+        await app.close();
+        store.close();
+      },
+    };
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+}
+
+export interface SigninServer {
+  /** e.g. `http://127.0.0.1:4000` */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** What `conveyor signin serve` runs: config from the AUTH_* variables, then listen. */
+export async function startSigninServer(options: { env?: NodeJS.ProcessEnv; clock?: Clock; logger?: boolean } = {}): Promise<SigninServer> {
+  const config: SigninConfig = loadConfig(options.env);
+  const service = await createSigninService(config, { clock: options.clock, logger: options.logger });
+  try {
+    await service.app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await service.close();
+    throw error;
+  }
+  const address = service.app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  return { url: `http://${host}:${port}`, port, close: () => service.close() };
+}
