@@ -52,9 +52,9 @@ export class ProtocolClient {
   }
 
   /** Claims one task, holding the request open up to `waitSeconds` where the server long-polls. */
-  async claim(request: ClaimRequest, waitSeconds: number): Promise<ClaimedTask | null> {
+  async claim(request: ClaimRequest, waitSeconds: number, signal?: AbortSignal): Promise<ClaimedTask | null> {
     const url = waitSeconds > 0 ? `${this.claimUrl}?wait=${waitSeconds}` : this.claimUrl;
-    const answer = await this.json('POST', url, request, (waitSeconds + 30) * 1000);
+    const answer = await this.json('POST', url, request, (waitSeconds + 30) * 1000, signal);
     if (answer.status === 204) return null;
     const parsed = parseWith(ClaimResponseSchema, parseJson(answer));
     if (!parsed.ok) throw new ServerError(answer.status, `unexpected claim payload: ${parsed.message}`);
@@ -115,9 +115,9 @@ export class ProtocolClient {
     this.transport.close();
   }
 
-  private json(method: string, url: string, body: unknown, idleTimeoutMs?: number): Promise<HttpAnswer> {
+  private json(method: string, url: string, body: unknown, idleTimeoutMs?: number, signal?: AbortSignal): Promise<HttpAnswer> {
     const bytes = Buffer.from(JSON.stringify(body));
-    return this.call({ method, url, headers: { 'content-type': 'application/json', 'content-length': bytes.length }, body: bytes, idleTimeoutMs });
+    return this.call({ method, url, headers: { 'content-type': 'application/json', 'content-length': bytes.length }, body: bytes, idleTimeoutMs, signal });
   }
 
   private async call(options: RequestOptions): Promise<HttpAnswer> {

@@ -17,6 +17,8 @@ export interface RequestOptions {
   body?: Buffer | (() => Readable);
   /** Milliseconds without any socket activity before the request is abandoned. */
   idleTimeoutMs?: number;
+  /** Abandons the request (a long poll the worker no longer wants). */
+  signal?: AbortSignal;
 }
 
 /** The connection failed or broke before a complete answer arrived; the request may or may not have been applied. */
@@ -68,6 +70,12 @@ export class HttpTransport {
       const request = lib.request(url, { method: options.method, headers: options.headers, agent });
       request.setTimeout(options.idleTimeoutMs ?? 30_000, () => request.destroy(new ConnectionError('timed out')));
       request.on('error', (error) => reject(error instanceof ConnectionError ? error : new ConnectionError(describe(error))));
+      if (options.signal !== undefined) {
+        const onAbort = (): void => void request.destroy(new ConnectionError('aborted'));
+        if (options.signal.aborted) onAbort();
+        options.signal.addEventListener('abort', onAbort, { once: true });
+        request.on('close', () => options.signal?.removeEventListener('abort', onAbort));
+      }
       request.on('response', (response) => {
         response.on('error', () => undefined); // readers see the cut through `complete`
         resolve(response);

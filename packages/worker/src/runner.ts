@@ -1,0 +1,190 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ClaimedTask, CompleteRequest } from '@conveyor/protocol';
+import { findArtifacts, uploadArtifacts } from './artifacts.js';
+import { isRetryable, ServerError, type ProtocolClient } from './client.js';
+import type { WorkerConfig } from './config.js';
+import type { Executor } from './executors/executor.js';
+import { LogStream } from './log-stream.js';
+import { buildScript } from './script.js';
+import { extractSource } from './source.js';
+import { Backoff, sleep } from './timing.js';
+
+export interface RunnerDeps {
+  config: Pick<WorkerConfig, 'workDir' | 'keepWork' | 'features'>;
+  client: ProtocolClient;
+  executor: Executor;
+  print: (line: string) => void;
+}
+
+/** Why the worker itself ended a script; each is also the `error` it reports. */
+export type EndReason = 'canceled' | 'timeout' | 'worker shutdown';
+
+const SCRIPT_NAME = 'script.sh';
+
+/**
+ * One claimed task, from source download to completion. A heartbeat loop runs alongside for the
+ * whole life of the task: it learns of cancellation, and it is the lease watchdog. While the
+ * server is unreachable the worker keeps the log (spooled) and the outcome and keeps trying;
+ * once the lease has passed, or the server says the task is no longer ours, it drops them.
+ */
+export class TaskRun {
+  private readonly scriptControl = new AbortController();
+  /** Aborted when the task is over for this worker: finished or lost. Wakes every wait. */
+  private readonly over = new AbortController();
+  private endReason: EndReason | null = null;
+  private lostReason: string | null = null;
+  private lastBeat = Date.now();
+  private log: LogStream | null = null;
+  private artifacts = 0;
+  private serverState: string | null = null;
+
+  constructor(readonly task: ClaimedTask, private readonly deps: RunnerDeps) {}
+
+  /** Ends the script from outside; the task completes as failed with `reason` as its error. */
+  end(reason: EndReason): void {
+    if (this.endReason !== null || this.lostReason !== null) return;
+    this.endReason = reason;
+    this.scriptControl.abort();
+  }
+
+  async run(): Promise<void> {
+    const { task, deps } = this;
+    const started = Date.now();
+    deps.print(`claimed task ${task.name} (${task.id}) attempt ${task.attempt}`);
+    const dir = join(deps.config.workDir, `${task.id.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64)}-${task.attempt}-${randomBytes(3).toString('hex')}`);
+    await mkdir(join(dir, 'src'), { recursive: true });
+    await mkdir(join(dir, 'script'));
+    const log = await LogStream.open({ spoolPath: join(dir, 'log'), url: task.endpoints.log, client: deps.client, masked: task.masked, onRejected: (why) => this.lose(why) });
+    this.log = log;
+    const beats = this.beat();
+    let outcome: CompleteRequest;
+    try {
+      outcome = await this.execute(dir, log);
+    } catch (error) {
+      outcome = { success: false, exit_code: null, error: `worker error: ${(error as Error).message}` };
+      await log.note(`conveyor: ${outcome.error}`);
+    }
+    await log.finish();
+    if (this.lostReason === null) await this.complete(outcome);
+    this.over.abort();
+    await beats;
+    if (!deps.config.keepWork) await rm(dir, { recursive: true, force: true });
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    if (this.lostReason !== null) {
+      deps.print(`task ${task.name} (${task.id}) lost after ${seconds}s: ${this.lostReason}; dropped its log and outcome`);
+      return;
+    }
+    const word = outcome.error ?? (outcome.success ? 'success' : 'failure');
+    const state = this.serverState === null ? '' : ` state=${this.serverState}`;
+    deps.print(`task ${task.name} (${task.id}) ${word}: exit_code=${outcome.exit_code ?? '-'} duration=${seconds}s log=${log.size}B artifacts=${this.artifacts}${state}`);
+  }
+
+  private async execute(dir: string, log: LogStream): Promise<CompleteRequest> {
+    const { task, deps } = this;
+    const missing = task.requires.filter((feature) => !deps.config.features.includes(feature));
+    if (missing.length > 0) return this.failWith(log, `worker lacks required features: ${missing.join(', ')}`);
+    const src = join(dir, 'src');
+    await this.fetchSource(src, log);
+    if (this.lostReason !== null || this.endReason !== null) return this.ended();
+
+    const script = buildScript(task.script, task.env);
+    if (script.rejected.length > 0) await log.note(`conveyor: variables not exported (not shell names): ${script.rejected.join(', ')}`);
+    await writeFile(join(dir, 'script', SCRIPT_NAME), script.text, { mode: 0o644 });
+
+    const timer = setTimeout(() => this.end('timeout'), task.timeout * 1000);
+    const result = await deps.executor
+      .run(
+        {
+          taskId: task.id, image: task.image, workdir: task.workdir, hostDir: src, scriptDir: join(dir, 'script'), scriptName: SCRIPT_NAME,
+          services: task.services, output: (chunk) => log.write(chunk), note: (text) => log.note(text),
+        },
+        this.scriptControl.signal,
+      )
+      .finally(() => clearTimeout(timer));
+    if (this.lostReason !== null || this.endReason !== null) return this.ended();
+
+    let error: string | null = null;
+    if (task.artifacts.paths.length > 0) {
+      const found = await findArtifacts(src, task.artifacts.paths);
+      for (const note of found.notes) await log.note(`conveyor: ${note}`);
+      const uploaded = await uploadArtifacts(deps.client, task.endpoints.artifact, found.files, this.scriptControl.signal);
+      this.artifacts = uploaded.uploaded;
+      if (uploaded.failure !== null) {
+        error = `artifact upload failed: ${uploaded.failure}`;
+        await log.note(`conveyor: ${error}`);
+      }
+    }
+    if (this.lostReason !== null || this.endReason !== null) return this.ended();
+    return { success: result.exitCode === 0 && error === null, exit_code: result.exitCode, error };
+  }
+
+  private ended(): CompleteRequest {
+    return { success: false, exit_code: null, error: this.endReason ?? 'lost' };
+  }
+
+  private async failWith(log: LogStream, error: string): Promise<CompleteRequest> {
+    await log.note(`conveyor: ${error}`);
+    return { success: false, exit_code: null, error };
+  }
+
+  /** Downloads and extracts the source, starting over on a broken download while the lease holds. */
+  private async fetchSource(src: string, log: LogStream): Promise<void> {
+    const backoff = new Backoff(250, 5_000);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const archive = await this.deps.client.openSource(this.task.endpoints.source);
+        const { skipped } = await extractSource(archive, src);
+        for (const entry of skipped) await log.note(`conveyor: source entry skipped: ${entry}`);
+        return;
+      } catch (error) {
+        const refused = error instanceof ServerError && !isRetryable(error);
+        if (refused || attempt >= 10 || this.over.signal.aborted || this.scriptControl.signal.aborted) {
+          throw new Error(`source download failed: ${(error as Error).message}`);
+        }
+        await rm(src, { recursive: true, force: true });
+        await sleep(backoff.next(), this.over.signal);
+      }
+    }
+  }
+
+  /** Reports the outcome, retrying until the server answers (or the lease is gone). */
+  private async complete(outcome: CompleteRequest): Promise<void> {
+    const backoff = new Backoff(250, 5_000);
+    while (this.lostReason === null) {
+      try {
+        this.serverState = (await this.deps.client.complete(this.task.endpoints.done, outcome)).state;
+        return;
+      } catch (error) {
+        if (!isRetryable(error)) return this.lose(`the server refused the outcome (${(error as Error).message})`);
+      }
+      await sleep(backoff.next(), this.over.signal);
+    }
+  }
+
+  private async beat(): Promise<void> {
+    const intervalMs = this.task.heartbeat_interval * 1000;
+    while (!this.over.signal.aborted) {
+      try {
+        const answer = await this.deps.client.heartbeat(this.task.endpoints.heartbeat);
+        this.lastBeat = Date.now();
+        if (answer.cancel) this.end('canceled');
+      } catch (error) {
+        if (this.over.signal.aborted) return;
+        if (!isRetryable(error)) return this.lose(`the server no longer holds the task (${(error as Error).message})`);
+      }
+      // Three missed intervals and the server has given the task to someone else.
+      if (Date.now() - this.lastBeat > 3 * intervalMs) return this.lose('its lease passed while the server was unreachable');
+      await sleep(intervalMs, this.over.signal);
+    }
+  }
+
+  private lose(reason: string): void {
+    if (this.lostReason !== null) return;
+    this.lostReason = reason;
+    this.scriptControl.abort();
+    this.log?.abandon();
+    this.over.abort();
+  }
+}
