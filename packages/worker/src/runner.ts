@@ -59,12 +59,16 @@ export class TaskRun {
     const log = await LogStream.open({ spoolPath: join(dir, 'log'), url: task.endpoints.log, client: deps.client, masked: task.masked, onRejected: (why) => this.lose(why) });
     this.log = log;
     const beats = this.beat();
+    // Counted from the claim, as the server counts it: past timeout (plus a grace) it fails the task itself.
+    const timer = setTimeout(() => this.end('timeout'), task.timeout * 1000);
     let outcome: CompleteRequest;
     try {
       outcome = await this.execute(dir, log);
     } catch (error) {
-      outcome = { success: false, exit_code: null, error: `worker error: ${(error as Error).message}` };
+      outcome = this.endReason !== null ? this.ended() : { success: false, exit_code: null, error: `worker error: ${(error as Error).message}` };
       await log.note(`conveyor: ${outcome.error}`);
+    } finally {
+      clearTimeout(timer);
     }
     await log.finish();
     if (this.lostReason === null) await this.complete(outcome);
@@ -93,7 +97,6 @@ export class TaskRun {
     if (script.rejected.length > 0) await log.note(`conveyor: variables not exported (not shell names): ${script.rejected.join(', ')}`);
     await writeFile(join(dir, 'script', SCRIPT_NAME), script.text, { mode: 0o644 });
 
-    const timer = setTimeout(() => this.end('timeout'), task.timeout * 1000);
     const result = await deps.executor
       .run(
         {
@@ -101,8 +104,7 @@ export class TaskRun {
           services: task.services, output: (chunk) => log.write(chunk), note: (text) => log.note(text),
         },
         this.scriptControl.signal,
-      )
-      .finally(() => clearTimeout(timer));
+      );
     if (this.lostReason !== null || this.endReason !== null) return this.ended();
 
     let error: string | null = null;

@@ -40,7 +40,7 @@ test('runs the script in the image with the task directory mounted at workdir', 
 
 test('starts services first in a shared network namespace and removes them afterwards', async () => {
   const run = await prepareRun(
-    ['for i in 1 2 3 4 5 6 7 8 9 10; do wget -qO- http://localhost:8080/hello.txt && break; sleep 0.3; done'],
+    ['for i in 1 2 3 4 5 6 7 8 9 10; do wget -qO- http://localhost:8080/hello.txt && break; sleep 0.3; done', 'wget -qO- http://web:8080/hello.txt'],
     {},
     [{ name: 'web', image, env: { GREETING: 'hello from the service' }, command: ['/bin/sh', '-c', 'mkdir -p /www && echo "$GREETING" > /www/hello.txt && exec httpd -f -p 8080 -h /www'] }],
     image,
@@ -49,7 +49,7 @@ test('starts services first in a shared network namespace and removes them after
     const result = await executor.run(run.spec, new AbortController().signal);
     assert.equal(result.exitCode, 0, run.output());
     assert.match(run.output(), /service web started/);
-    assert.match(run.output(), /\nhello from the service\n$/);
+    assert.match(run.output(), /\nhello from the service\n\$ wget -qO- http:\/\/web:8080\/hello.txt\nhello from the service\n$/);
     assert.equal(containersLeft(), '');
   } finally {
     await run.dispose();

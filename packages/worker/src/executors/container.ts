@@ -27,6 +27,13 @@ export interface ContainerOptions {
 
 const SCRIPT_MOUNT = '/.conveyor';
 
+async function writeHosts(spec: ExecutionSpec): Promise<string> {
+  const names = spec.services.map((service) => service.name).join(' ');
+  const path = join(spec.scriptDir, 'hosts');
+  await writeFile(path, `127.0.0.1\tlocalhost ${names}\n::1\tlocalhost ${names}\n`, { mode: 0o644 });
+  return path;
+}
+
 /**
  * Runs the script in a container of the payload's image with the task's directory mounted at
  * `workdir`. Services start first, detached; the first container of the task owns the network
@@ -44,17 +51,20 @@ export class ContainerExecutor implements Executor {
   async run(spec: ExecutionSpec, signal: AbortSignal): Promise<ExecutionResult> {
     const base = `conveyor-${spec.taskId.replace(/[^a-zA-Z0-9_.-]/g, '').slice(0, 40)}-${randomBytes(4).toString('hex')}`;
     const names: string[] = [];
+    // Services are reachable under their names too: every container of the task gets a hosts file
+    // naming them (`--add-host` is refused for containers that join another's network namespace).
+    const hosts = spec.services.length === 0 ? [] : ['-v', `${await writeHosts(spec)}:/etc/hosts:ro`];
     try {
       let network = this.options.network === null ? [] : ['--network', this.options.network];
       for (const [index, service] of spec.services.entries()) {
         if (signal.aborted) return { exitCode: null };
         names.push(`${base}-svc${index}`);
-        const id = await this.startService(spec, service, names[names.length - 1]!, network);
+        const id = await this.startService(spec, service, names[names.length - 1]!, [...network, ...hosts]);
         if (id === null) return { exitCode: 125 };
         network = ['--network', `container:${id}`];
       }
       if (signal.aborted) return { exitCode: null };
-      return await this.runScript(spec, base, network, signal);
+      return await this.runScript(spec, base, [...network, ...hosts], signal);
     } finally {
       await this.remove([...names, base]);
     }
