@@ -1,5 +1,5 @@
 import type { ClaimRequest, ClaimedTask, CompleteRequest, TaskEndpoints } from '@conveyor/protocol';
-import type { Task, TaskTransition, Worker } from '../store/types.js';
+import type { Job, Task, TaskTransition, Worker } from '../store/types.js';
 import type { PipelineDeps } from './deps.js';
 
 /** Longest a claim may be held open waiting for work. */
@@ -25,8 +25,7 @@ export function taskEndpoints(base: string, taskId: string): TaskEndpoints {
  * The environment the script sees: the compiled env (pipeline, task, matrix), then the project's
  * variables, then the service's own variables, which nothing can override.
  */
-function buildEnvironment(deps: PipelineDeps, task: Task): { env: Record<string, string>; masked: string[] } {
-  const job = deps.store.getJobById(task.jobId);
+function buildEnvironment(deps: PipelineDeps, task: Task, job: Job | null): { env: Record<string, string>; masked: string[] } {
   const variables = deps.store.listVariables(task.projectId);
   const env: Record<string, string> = { ...task.env };
   for (const variable of variables) env[variable.name] = variable.value;
@@ -44,7 +43,7 @@ function buildEnvironment(deps: PipelineDeps, task: Task): { env: Record<string,
 
 function toClaimedTask(deps: PipelineDeps, task: Task, base: string): ClaimedTask {
   const job = deps.store.getJobById(task.jobId);
-  const { env, masked } = buildEnvironment(deps, task);
+  const { env, masked } = buildEnvironment(deps, task, job);
   return {
     id: task.id,
     name: task.name,

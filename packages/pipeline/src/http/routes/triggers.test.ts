@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { FIXTURE_SHA, loadWebhookFixtures, prepareDelivery } from '../../testing/fixtures.js';
+import { createProject } from '../../domain/projects.js';
 import { sign, startTestService, type TestProject, type TestService } from '../../testing/service.js';
 
 const PIPELINE = `
@@ -234,6 +235,18 @@ describe('starting jobs: POST /projects/:project/jobs and /trigger', () => {
       assert.equal(refused.status, 401);
     });
   }
+
+  it('mirrors a URL repository and fetches a commit it does not have yet', async () => {
+    const origin = await service.addProject({ pipeline: PIPELINE });
+    const first = await origin.commit({ 'v.txt': '1' });
+    const project = await createProject(service.deps, { name: 'mirrored', repo: `file://${origin.repo}` });
+    const mirrored: TestProject = { project, repo: project.repo, secret: project.triggerSecret, commit: origin.commit };
+    assert.equal((await service.startJob(mirrored, first)).status, 200);
+    const second = await origin.commit({ 'v.txt': '2' });
+    assert.equal((await service.startJob(mirrored, second)).status, 200, 'fetched on demand');
+    const missing = await service.startJob(mirrored, 'e'.repeat(40));
+    assert.equal(missing.status, 400, 'still missing after a fetch: no usable commit');
+  });
 
   it('cancels a job with the trigger secret: waiting and blocked tasks become canceled', async () => {
     const { body } = await service.startJob(demo, sha);

@@ -31,7 +31,10 @@ export function createProjectMethods(db: Db): ProjectMethods {
   const byName = db.prepare<[string], ProjectRow>('SELECT * FROM projects WHERE name = ?');
   const workerById = db.prepare<[string], WorkerRow>('SELECT * FROM workers WHERE id = ?');
   const workerByHash = db.prepare<[string], WorkerRow>('SELECT * FROM workers WHERE token_hash = ? AND revoked_at IS NULL');
-  const touch = db.prepare('UPDATE workers SET last_seen_at = ? WHERE id = ?');
+  // Last-seen is for operators; a write every few seconds is precise enough and spares the claim path.
+  const touch = db.prepare(
+    'UPDATE workers SET last_seen_at = ? WHERE id = ? AND (last_seen_at IS NULL OR last_seen_at < ? - 5000)',
+  );
 
   function findProject(idOrName: string): Project | null {
     const row = byId.get(idOrName) ?? byName.get(idOrName);
@@ -121,7 +124,7 @@ export function createProjectMethods(db: Db): ProjectMethods {
       db.prepare('UPDATE workers SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(now, id);
     },
     touchWorker(id, now) {
-      touch.run(now, id);
+      touch.run(now, id, now);
     },
   };
 }
