@@ -1,5 +1,6 @@
 import type { ProblemList } from './problems.js';
-import type { NeedReference, TaskSpec } from './read-task.js';
+import type { NeedReference } from './read-needs.js';
+import type { TaskSpec } from './read-task.js';
 
 /** Where the depth-first search stands in one task: the task and the next of its needs to follow. */
 interface Frame {

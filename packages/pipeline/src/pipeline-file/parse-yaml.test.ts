@@ -82,7 +82,7 @@ describe('YAML parsing', () => {
   it('refuses one large anchor expanded many times', () => {
     const list = Array.from({ length: 20_000 }, () => 'a').join(',');
     const tasks = Array.from({ length: 60 }, (_, i) => `  t${i}: {image: x, script: *big}`).join('\n');
-    assertOneProblem(`big: &big [${list}]\ntasks:\n${tasks}\n`, '', /aliases expand the file to 1200\d+ values; at most 1000000/);
+    assertOneProblem(`big: &big [${list}]\ntasks:\n${tasks}\n`, '', /aliases expand the file to 12\d{5} values; at most 1000000/);
   });
 
   it(`refuses an anchor used more than ${MAX_ALIAS_COUNT} times (the yaml library's maxAliasCount)`, () => {

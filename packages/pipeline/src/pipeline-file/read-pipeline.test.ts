@@ -23,8 +23,9 @@ describe('the top level', () => {
   });
 
   it('reports unknown top-level keys, suggesting the likely one', () => {
-    const problems = assertProblemPaths('image: x\nenviron: {}\nstages: [a]\ntasks: {t: {script: y}}\n', ['environ', 'stages']);
-    assert.match(problems[0]?.message ?? '', /unknown key "environ"; did you mean "env"\?/);
+    const problems = assertProblemPaths('image: x\nEnv: {}\nstages: [a]\nimgae: y\ntasks: {t: {script: y}}\n', ['Env', 'stages', 'imgae']);
+    assert.match(problems[0]?.message ?? '', /unknown key "Env"; did you mean "env"\?/);
+    assert.match(problems[2]?.message ?? '', /did you mean "image"\?/);
     assert.match(problems[1]?.message ?? '', /unknown key "stages"; known keys: image, env, tasks/);
   });
 
@@ -94,8 +95,9 @@ describe('the top level', () => {
   });
 
   it('refuses a file whose compiled tasks would be enormous', () => {
-    const env = Array.from({ length: 20_000 }, (_, i) => `  V${i}: ${'v'.repeat(20)}`).join('\n');
-    const tasks = Array.from({ length: 100 }, (_, i) => `  t${i}: {script: y}`).join('\n');
-    assertOneProblem(`image: x\nenv:\n${env}\ntasks:\n${tasks}\n`, 'tasks', /about \d+ MiB of text; at most 32 MiB/);
+    // 150 KB of script copied into 256 variants.
+    const script = Array.from({ length: 500 }, () => `      - echo ${'x'.repeat(290)}`).join('\n');
+    const source = `image: x\ntasks:\n  t:\n    matrix: {a: [1, 2, 3, 4, 5, 6, 7, 8], b: [1, 2, 3, 4, 5, 6, 7, 8], c: [1, 2, 3, 4]}\n    script:\n${script}\n`;
+    assertOneProblem(source, 'tasks', /about 3\d MiB of text; at most 32 MiB/);
   });
 });

@@ -1,7 +1,7 @@
 import { joinPath, shortenKey } from './problems.js';
 import type { ProblemList } from './problems.js';
 import { readEnv } from './read-env.js';
-import { readTask } from './read-task.js';
+import { describeCount, readTask } from './read-task.js';
 import type { TaskContext, TaskSpec } from './read-task.js';
 import { describeValue, isYamlMap, readString, reportWrongType } from './read-values.js';
 import type { YamlMap } from './read-values.js';
@@ -81,7 +81,7 @@ function readTasks(value: unknown, context: TaskContext, problems: ProblemList):
   }
   const total = tasks.reduce((sum, task) => sum + task.variantCount, 0);
   if (total > MAX_TASKS) {
-    problems.add('tasks', `the file gives ${total} tasks (counting matrix variants); at most ${MAX_TASKS} are allowed`);
+    problems.add('tasks', `the file gives ${describeCount(total)} tasks (counting matrix variants); at most ${MAX_TASKS} are allowed`);
   }
   return tasks;
 }

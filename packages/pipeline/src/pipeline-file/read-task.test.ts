@@ -143,6 +143,7 @@ describe('task keys', () => {
       ]);
       assertOneProblem(withTask('services: [{name: db, image: x, command: [a, 1]}]'), 'tasks.t.services[0].command[1]', /got a number/);
       assertOneProblem(withTask('services: [{name: db, image: ""}]'), 'tasks.t.services[0].image', /must not be empty/);
+      assertOneProblem(withTask('services: [{name: db, image: x, command: ""}]'), 'tasks.t.services[0].command', /must not be empty/);
     });
 
     it('refuses a repeated name within a task, and a services value that is not a list', () => {

@@ -1,9 +1,11 @@
 import { readTimeout } from './durations.js';
 import { countVariants, expandMatrix, nameVariant } from './expand-matrix.js';
 import { DEFAULT_ARCH, DEFAULT_TIMEOUT_SECONDS, DEFAULT_WORKDIR, MAX_RETRIES } from './limits.js';
-import { indexPath, joinPath, shortenKey } from './problems.js';
+import { joinPath, shortenKey } from './problems.js';
 import type { ProblemList } from './problems.js';
 import { readEnv } from './read-env.js';
+import { readNeeds } from './read-needs.js';
+import type { NeedReference } from './read-needs.js';
 import { readMatrix } from './read-matrix.js';
 import type { MatrixAxis } from './read-matrix.js';
 import { readArtifacts, readWorkdir } from './read-paths.js';
@@ -20,12 +22,6 @@ export const TASK_KEYS = [
 
 const ARCH = /^[a-z0-9_]{1,32}$/;
 const FEATURE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
-
-/** A `needs` entry naming a task of the file, with where it is written, for reporting cycles. */
-export interface NeedReference {
-  baseName: string;
-  path: string;
-}
 
 /** A task as read from the file, before its matrix variants are built. */
 export interface TaskSpec {
@@ -148,30 +144,6 @@ function createDefaultTask(baseName: string, context: TaskContext): TaskSpec {
   };
 }
 
-/** Reads `needs`: base names of this file's tasks, one string or a list, repeats dropped. */
-function readNeeds(raw: unknown, path: string, baseNames: ReadonlySet<string>, problems: ProblemList): NeedReference[] {
-  const entries = typeof raw === 'string' ? [raw] : raw;
-  if (!Array.isArray(entries)) {
-    reportWrongType(raw, 'a list of task names or a single task name', path, problems);
-    return [];
-  }
-  const needs: NeedReference[] = [];
-  const seen = new Set<string>();
-  entries.forEach((entry: unknown, index) => {
-    // A single string is reported at `needs`, a list entry at `needs[i]`.
-    const entryPath = typeof raw === 'string' ? path : indexPath(path, index);
-    const name = readString(entry, entryPath, problems);
-    if (name === undefined || seen.has(name)) return;
-    if (!baseNames.has(name)) {
-      problems.add(entryPath, `no task named "${shortenKey(name)}" in this file`);
-      return;
-    }
-    seen.add(name);
-    needs.push({ baseName: name, path: entryPath });
-  });
-  return needs;
-}
-
 /** `${key}` in the task's image or its services' images must name a key of this task's matrix. */
 function checkImageReferences(task: TaskSpec, imagePath: string, matrixKeys: ReadonlySet<string>, problems: ProblemList): void {
   for (const key of findUnknownReferences(task.image, matrixKeys)) {
@@ -214,6 +186,7 @@ function findRepeated(names: string[]): string | undefined {
   return undefined;
 }
 
-function describeCount(count: number): string {
+/** Writes a count that may be beyond exact integers (a matrix product can be astronomically large). */
+export function describeCount(count: number): string {
   return Number.isSafeInteger(count) ? String(count) : 'more than 2^53';
 }

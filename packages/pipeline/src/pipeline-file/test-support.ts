@@ -34,7 +34,7 @@ export function assertProblemPaths(source: string, paths: string[]): Problem[] {
 
 /** A file with one task `t` (image and script given) plus the extra lines, indented as task keys. */
 export function withTask(...lines: string[]): string {
-  return ['tasks:', '  t:', '    image: alpine:3', '    script: [true]', ...lines.map((line) => `    ${line}`)].join('\n');
+  return ['tasks:', '  t:', '    image: alpine:3', '    script: [make]', ...lines.map((line) => `    ${line}`)].join('\n');
 }
 
 /** Milliseconds of the fastest of `runs` calls; the first call warms up the code. */
