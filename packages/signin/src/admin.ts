@@ -20,7 +20,7 @@ export async function openSigninAdmin(options: { env?: NodeJS.ProcessEnv; clock?
   const store = openStore(config);
   try {
     ensureSystemRealm(store, clock, { registerDefaultHosts: false });
-    return { deps: { store, clock, passwords: await createPasswordHasher() }, close: () => store.close() };
+    return { deps: { store, clock, passwords: await createPasswordHasher({ precomputeDummy: false }) }, close: () => store.close() };
   } catch (error) {
     store.close();
     throw error;

@@ -1,7 +1,6 @@
 // The public surface of @conveyor/signin, used by the conveyor CLI.
 export { startSigninServer, createSigninService, type SigninServer, type SigninService } from './main.js';
 export { openSigninAdmin, type SigninAdmin } from './admin.js';
-export { buildApp, BODY_LIMIT_BYTES } from './app.js';
 export { loadConfig, ConfigError, CONFIG_DEFAULTS, type SigninConfig } from './config.js';
 export { createManualClock, createSystemClock, type Clock, type ManualClock } from './clock.js';
 export { SigninError } from './errors.js';

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from './app.js';
 import { createSystemClock, type Clock } from './clock.js';
 import { loadConfig, type SigninConfig } from './config.js';
 import type { SigninDeps } from './domain/deps.js';
@@ -24,6 +23,8 @@ export async function createSigninService(paths: StorePaths, options: { clock?: 
   try {
     ensureSystemRealm(store, clock, { registerDefaultHosts: true });
     const deps: SigninDeps = { store, clock, passwords: await createPasswordHasher() };
+    // Loaded here, not at the top: the admin CLI imports this package and has no use for Fastify.
+    const { buildApp } = await import('./app.js');
     const app = buildApp({ deps, logger: options.logger });
     return {
       app,
