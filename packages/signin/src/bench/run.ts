@@ -1,0 +1,121 @@
+// `npm run bench:signin`: the sign-in service in its own process on real files, measured from this one.
+//   1. GET /api/v1/session, 64 connections (target 5,000 req/s)
+//   2. password sign-ins per second (and per core)
+//   3. median time of a sign-in for an unknown account vs a wrong password (target ratio 0.9..1.1)
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { openSigninAdmin } from '../admin.js';
+import { addMember } from '../domain/members.js';
+import { ensureSystemRealm } from '../domain/realms.js';
+import { createUser } from '../domain/users.js';
+
+interface AutocannonResult {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+}
+type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
+// autocannon ships no types; this is the part of its API used here.
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+const PASSWORD = 'bench password 1';
+
+function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
+  const script = fileURLToPath(new URL('./server.js', import.meta.url));
+  const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /Listening on (\S+)/.exec(output);
+      if (match?.[1] !== undefined) resolve({ child, url: match[1] });
+    });
+    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
+  });
+}
+
+async function signIn(url: string, identifier: string, password: string): Promise<{ status: number; cookie: string }> {
+  const res = await fetch(`${url}/api/v1/login/password`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ identifier, password }),
+  });
+  await res.arrayBuffer();
+  return { status: res.status, cookie: (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '' };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+async function seed(env: NodeJS.ProcessEnv): Promise<void> {
+  const admin = await openSigninAdmin({ env });
+  try {
+    ensureSystemRealm(admin.deps.store, admin.deps.clock, { registerDefaultHosts: true });
+    await createUser(admin.deps, { username: 'bench', password: PASSWORD });
+    addMember(admin.deps, { realm: 'system', user: 'bench' });
+  } finally {
+    admin.close();
+  }
+}
+
+async function measureTiming(url: string, rounds: number): Promise<{ unknown: number; wrong: number }> {
+  const unknown: number[] = [];
+  const wrong: number[] = [];
+  for (let i = 0; i < rounds; i += 1) {
+    // Interleaved, so drift in machine load hits both series alike.
+    for (const [identifier, into] of [[`nobody-${i}`, unknown], ['bench', wrong]] as const) {
+      const start = performance.now();
+      const { status } = await signIn(url, identifier, 'not the password');
+      into.push(performance.now() - start);
+      if (status !== 401) throw new Error(`expected 401, got ${status}`);
+    }
+  }
+  return { unknown: median(unknown), wrong: median(wrong) };
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'signin-bench-'));
+  const env = { ...process.env, AUTH_DATABASE_PATH: join(dir, 'signin.db'), AUTH_REALMS_PATH: join(dir, 'realms'), AUTH_PORT: '0', AUTH_HOST: '127.0.0.1' };
+  await seed(env);
+  const { child, url } = await startServer(env);
+  try {
+    const { cookie } = await signIn(url, 'bench', PASSWORD);
+    // Warm up, then measure the session check.
+    await autocannon({ url: `${url}/api/v1/session`, connections: 64, duration: 2, headers: { cookie } });
+    const session = await autocannon({ url: `${url}/api/v1/session`, connections: 64, duration: 10, headers: { cookie } });
+
+    const cores = availableParallelism();
+    const signIns = await autocannon({
+      url: `${url}/api/v1/login/password`,
+      method: 'POST',
+      connections: cores * 2,
+      duration: 10,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ identifier: 'bench', password: PASSWORD }),
+    });
+    const timing = await measureTiming(url, 40);
+
+    const lines = [
+      `GET /api/v1/session, 64 connections, 10 s: ${session.requests.average.toFixed(0)} req/s (p50 ${session.latency.p50} ms, p99 ${session.latency.p99} ms, non-2xx ${session.non2xx}, errors ${session.errors})`,
+      `POST /api/v1/login/password, ${cores * 2} connections, 10 s: ${signIns.requests.average.toFixed(1)} sign-ins/s on ${cores} cores = ${(signIns.requests.average / cores).toFixed(1)} per core (non-2xx ${signIns.non2xx})`,
+      `median sign-in, unknown account: ${timing.unknown.toFixed(1)} ms; wrong password: ${timing.wrong.toFixed(1)} ms; ratio ${(timing.unknown / timing.wrong).toFixed(3)} (40 each, interleaved)`,
+    ];
+    console.log(lines.join('\n'));
+  } finally {
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
