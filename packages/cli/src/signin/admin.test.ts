@@ -112,7 +112,8 @@ describe('conveyor signin admin (real processes)', () => {
       ['taken slug', ['realm', 'create', '--slug', 'north'], undefined, 'duplicate'],
       ['taken host', ['realm', 'create', '--slug', 'west', '--host', 'north.test'], undefined, 'duplicate'],
       ['host with a port', ['realm', 'add-host', 'south', '--host', 'south.test:8080'], undefined, 'invalid_request'],
-      ['unknown realm', ['realm', 'update', 'nowhere', '--status', 'active'], undefined, 'not_found'],
+      ['unknown realm', ['realm', 'update', 'nowhere', '--status', 'active'], undefined, 'unknown_realm'],
+      ['unknown realm for a member', ['member', 'add', '--realm', 'nowhere', '--user', 'nora'], undefined, 'unknown_realm'],
       ['bad status word', ['realm', 'update', 'south', '--status', 'paused']],
       ['bad boolean word', ['realm', 'update', 'south', '--session-duration-choice', 'yes']],
       ['branding not an object', ['realm', 'update', 'south', '--branding', '[1]']],
@@ -149,6 +150,7 @@ describe('conveyor signin admin (real processes)', () => {
             typeof result.json.error === 'string' &&
             (code === undefined || result.json.error === code) &&
             String(result.json.message).length > 5 &&
+            (code === undefined || String(result.json.message).startsWith(`${code}: `) || String(result.json.message).includes(code)) &&
             /^error: /.test(result.stderr);
           if (!ok) failures.push(`${name}: ${JSON.stringify(result)}`);
         }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { duplicate, notFound, unknownRealm } from '../errors.js';
+import { duplicate, unknownRealm } from '../errors.js';
 import type { RealmStore } from '../store/realm-store.js';
 import type { SigninStore } from '../store/store.js';
 import type { Clock } from '../clock.js';
@@ -141,7 +141,7 @@ export function requireRealm(store: SigninStore, slug: string): { realm: Realm; 
   const realm = store.system.findRealmBySlug(slug.trim());
   const realmStore = realm === undefined ? undefined : store.realm(realm.id);
   const settings = realmStore?.getSettings();
-  if (realm === undefined || realmStore === undefined || settings === undefined) throw notFound(`realm '${slug}'`);
+  if (realm === undefined || realmStore === undefined || settings === undefined) throw unknownRealm(`no realm with slug '${slug}'`);
   return { realm, store: realmStore, settings };
 }
 

@@ -67,7 +67,11 @@ export async function withAdmin<T>(io: CommandIO, body: (deps: SigninDeps) => Pr
   try {
     return await body(admin.deps);
   } catch (error) {
-    if (error instanceof SigninError) throw new UsageError(error.message, error.code);
+    if (error instanceof SigninError) {
+      // The code is named in the message too, so a person reading stderr sees what a script sees.
+      const message = error.message.includes(error.code) ? error.message : `${error.code}: ${error.message}`;
+      throw new UsageError(message, error.code);
+    }
     throw error;
   } finally {
     admin.close();

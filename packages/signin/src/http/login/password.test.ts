@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { addDomain } from '../../domain/domains.js';
 import { addMember } from '../../domain/members.js';
@@ -76,6 +78,14 @@ describe('POST /api/v1/login/password', () => {
     assert.equal(session?.ttl, 43_200);
     assert.equal(session?.last_seen_at, server.clock.now());
     assert.equal(server.deps.store.system.findUserById(ids.alice ?? '')?.last_login_at, server.clock.now());
+    // The raw bytes of the realm's file (and its WAL) hold the digest, never the token.
+    const raw = ['', '-wal']
+      .map((suffix) => join(server.realmsPath, `system.db${suffix}`))
+      .filter((path) => existsSync(path))
+      .map((path) => readFileSync(path).toString('latin1'))
+      .join('');
+    assert.ok(raw.includes(createHash('sha256').update(token).digest('hex')));
+    assert.ok(!raw.includes(token));
   });
 
   it('rule 7: takes the client IP from the first X-Forwarded-For value', async () => {
