@@ -1,0 +1,235 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { commitFiles, makeRepo } from '../testing/git.js';
+import { FlakyProxy } from '../testing/flaky-proxy.js';
+import { seededRandom } from '../testing/log-server.js';
+import { byName, Stack } from './stack.js';
+
+// End to end: the real pipeline service, a real git repository, real `conveyor worker` processes
+// with the shell executor. One service for the file; each test has its own commit and job.
+let stack: Stack;
+let repo: string;
+let project: { id: string; trigger_secret: string };
+const SECRET = 'zq-secret-9f8e7d6c5b4a';
+
+before(async () => {
+  stack = await Stack.start({ heartbeatInterval: 1 });
+  repo = join(stack.dir, 'repo');
+  await makeRepo(repo, { 'README.md': 'e2e\n' });
+  project = await stack.createProject('e2e-shell', repo);
+  await stack.setSecret(project.id, 'SECRET_TOKEN', SECRET);
+});
+
+after(async () => {
+  await stack.stop();
+});
+
+// Prints the secret in two writes 0.7 s apart, so its halves reach the server in different appends.
+const SPLIT_SCRIPT = `printf 'split: %s' "$(echo "$SECRET_TOKEN" | cut -c1-10)"; sleep 0.7; printf '%s\\n' "$(echo "$SECRET_TOKEN" | cut -c11-)"\n`;
+
+async function runPipeline(yaml: string): Promise<string> {
+  const sha = await commitFiles(repo, { '.pipeline.yml': yaml, 'split.sh': SPLIT_SCRIPT }, 'pipeline');
+  return stack.createJob(project, sha);
+}
+
+function sha256(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+test('a matrix with needs, a retried failure with skipped dependents, allow_failure, artifacts and a masked secret', async () => {
+  const worker = await stack.startWorker('general', ['--concurrency', '4']);
+  const job = await runPipeline(`
+image: localhost/conveyor-test:latest
+tasks:
+  build:
+    matrix:
+      variant: [a, b]
+    script:
+      - mkdir -p out
+      - echo "built $variant" > out/$variant.txt
+      - head -c 1048576 /dev/urandom > out/random-$variant.bin
+      - sha256sum out/random-$variant.bin
+    artifacts: ["out/**"]
+  test:
+    needs: [build]
+    script:
+      - echo "testing after build"
+  flaky:
+    retries: 1
+    script:
+      - echo "flaky runs"
+      - exit 3
+  after-flaky:
+    needs: [flaky]
+    script:
+      - echo never
+  optional:
+    allow_failure: true
+    script:
+      - exit 4
+  secret:
+    script:
+      - echo "the secret is $SECRET_TOKEN"
+      - sh split.sh
+`);
+  const read = await stack.waitForJob(project.id, job);
+  const tasks = byName(read);
+  assert.equal(read.job.state, 'failure');
+  assert.equal(tasks['build:variant=a']?.state, 'success');
+  assert.equal(tasks['build:variant=b']?.state, 'success');
+  assert.equal(tasks.test?.state, 'success');
+  assert.deepEqual([tasks.flaky?.state, tasks.flaky?.exit_code, tasks.flaky?.attempt], ['failure', 3, 2]);
+  assert.equal(tasks['after-flaky']?.state, 'skipped');
+  assert.deepEqual([tasks.optional?.state, tasks.optional?.exit_code], ['failure', 4]);
+  assert.equal(tasks.secret?.state, 'success');
+
+  for (const variant of ['a', 'b']) {
+    const id = tasks[`build:variant=${variant}`]!.id;
+    const { artifacts } = await stack.readTask(id);
+    assert.deepEqual(artifacts.map((a) => a.path).sort(), [`out/${variant}.txt`, `out/random-${variant}.bin`]);
+    const log = (await stack.readLog(project.id, job, id)).toString();
+    for (const artifact of artifacts) {
+      const bytes = await stack.download(artifact.url);
+      assert.equal(sha256(bytes), artifact.sha256);
+      assert.equal(bytes.length, artifact.size);
+      if (artifact.path.endsWith('.txt')) assert.equal(bytes.toString(), `built ${variant}\n`);
+      else assert.ok(log.includes(`${artifact.sha256}  out/random-${variant}.bin`), 'the sha256 the script computed matches the download');
+    }
+  }
+
+  const secretLog = (await stack.readLog(project.id, job, tasks.secret!.id)).toString();
+  assert.equal(
+    secretLog,
+    '$ echo "the secret is $SECRET_TOKEN"\nthe secret is ***\n$ sh split.sh\nsplit: ***\n',
+  );
+  const flakyFirst = (await stack.readLog(project.id, job, tasks.flaky!.id, 1)).toString();
+  assert.equal(flakyFirst, '$ echo "flaky runs"\nflaky runs\n$ exit 3\n');
+  assert.match(worker.output, /claimed task flaky \(\S+\) attempt 2/);
+  assert.match(worker.output, /task secret \(\S+\) success: exit_code=0 duration=[\d.]+s log=\d+B artifacts=0 state=success/);
+  assert.match(worker.output, /task build:variant=a \(\S+\) success: exit_code=0 .* artifacts=2/);
+  assert.ok(!worker.output.includes(SECRET));
+});
+
+test('cancellation ends a running task and a timeout ends a slow one', async () => {
+  const job = await runPipeline(`
+image: localhost/conveyor-test:latest
+tasks:
+  long:
+    script:
+      - echo ready
+      - sleep 300
+`);
+  const timeoutJob = await runPipeline(`
+image: localhost/conveyor-test:latest
+tasks:
+  slow:
+    timeout: 2
+    script:
+      - echo slow start
+      - sleep 300
+`);
+  const first = await stack.readJob(project.id, job);
+  const long = byName(first).long!;
+  await stack.waitForTask(long.id, (read) => read.task.state === 'running' && read.task.log_size > 0);
+  const started = Date.now();
+  await stack.cancelJob(project, job);
+  const read = await stack.waitForJob(project.id, job, 30_000);
+  assert.ok(Date.now() - started < 10_000, 'the cancel took effect within seconds');
+  const tasks = byName(read);
+  const longRead = await stack.readTask(tasks.long!.id);
+  assert.deepEqual([longRead.task.state, longRead.task.error], ['canceled', 'canceled']);
+  const slow = byName(await stack.waitForJob(project.id, timeoutJob, 30_000)).slow!;
+  const slowRead = await stack.readTask(slow.id);
+  assert.deepEqual([slowRead.task.state, slowRead.task.error, slowRead.task.exit_code], ['failure', 'timeout', null]);
+  assert.equal((await stack.readLog(project.id, job, tasks.long!.id)).toString(), '$ echo ready\nready\n$ sleep 300\n');
+  const worker = stack.workers[0]!;
+  await worker.waitFor(/task long \(\S+\) canceled: exit_code=- /);
+  await worker.waitFor(/task slow \(\S+\) timeout: exit_code=- /);
+  await worker.stop();
+});
+
+test('a worker killed with SIGKILL mid-task: the task is requeued after the lease and finished by a second worker', async () => {
+  const job = await runPipeline(`
+image: localhost/conveyor-test:latest
+tasks:
+  survivor:
+    retries: 1
+    requires: [kill-test]
+    script:
+      - echo "running on attempt"
+      - sleep 2
+      - echo finished
+`);
+  const first = await stack.startWorker('doomed', ['--features', 'kill-test']);
+  await first.waitFor(/claimed task survivor \(\S+\) attempt 1/);
+  await stack.waitForTask(byName(await stack.readJob(project.id, job)).survivor!.id, (t) => t.task.log_size > 0);
+  first.child.kill('SIGKILL');
+  await first.exited;
+  const second = await stack.startWorker('rescuer', ['--features', 'kill-test']);
+  const read = await stack.waitForJob(project.id, job, 30_000);
+  const survivor = byName(read).survivor!;
+  assert.deepEqual([read.job.state, survivor.state, survivor.attempt, survivor.worker_name], ['success', 'success', 2, 'rescuer']);
+  assert.equal((await stack.readTask(survivor.id)).task.error, null);
+  assert.equal((await stack.readLog(project.id, job, survivor.id)).toString(), '$ echo "running on attempt"\nrunning on attempt\n$ sleep 2\n$ echo finished\nfinished\n');
+  assert.match(second.output, /claimed task survivor \(\S+\) attempt 2/);
+  await second.stop();
+});
+
+test('a log reaches the server whole and in order through a proxy that drops connections at random', async () => {
+  const target = new URL(stack.url);
+  const proxy = new FlakyProxy({ host: target.hostname, port: Number(target.port) }, seededRandom(7), 1_500_000);
+  const port = await proxy.start();
+  try {
+    const job = await runPipeline(`
+image: localhost/conveyor-test:latest
+tasks:
+  chatty:
+    requires: [proxy-test]
+    script:
+      - seq 1 400000
+      - echo "tail line"
+`);
+    const worker = await stack.startWorker('behind-proxy', ['--features', 'proxy-test', '--poll-wait', '1'], `http://127.0.0.1:${port}`);
+    const read = await stack.waitForJob(project.id, job, 90_000);
+    const chatty = byName(read).chatty!;
+    assert.equal(chatty.state, 'success', worker.output);
+    const numbers = Array.from({ length: 400_000 }, (_, i) => `${i + 1}\n`).join('');
+    const expected = `$ seq 1 400000\n${numbers}$ echo "tail line"\ntail line\n`;
+    const stored = await stack.readLog(project.id, job, chatty.id);
+    assert.equal(stored.length, Buffer.byteLength(expected));
+    assert.ok(stored.equals(Buffer.from(expected)), 'the stored log equals the output byte for byte');
+    assert.ok(proxy.drops >= 3, `the proxy dropped ${proxy.drops} of ${proxy.connections} connections`);
+    await worker.stop();
+  } finally {
+    await proxy.stop();
+  }
+});
+
+test('SIGTERM lets a running task finish within the grace period, then reports it failed as worker shutdown', async () => {
+  const job = await runPipeline(`
+image: localhost/conveyor-test:latest
+tasks:
+  quick:
+    requires: [grace-test]
+    script:
+      - sleep 1
+      - echo quick done
+  endless:
+    requires: [grace-test]
+    script:
+      - sleep 300
+`);
+  const worker = await stack.startWorker('graceful', ['--features', 'grace-test', '--concurrency', '2', '--grace', '3']);
+  await worker.waitFor(/claimed task quick/);
+  await worker.waitFor(/claimed task endless/);
+  worker.child.kill('SIGTERM');
+  assert.equal(await worker.exited, 0);
+  const tasks = byName(await stack.waitForJob(project.id, job));
+  assert.equal(tasks.quick?.state, 'success');
+  const endless = await stack.readTask(tasks.endless!.id);
+  assert.deepEqual([endless.task.state, endless.task.error], ['failure', 'worker shutdown']);
+  assert.match(worker.output, /SIGTERM: no more claims/);
+  assert.match(worker.output, /task endless \(\S+\) worker shutdown: exit_code=- /);
+});
