@@ -1,3 +1,5 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { systemClock, type Clock } from './clock.js';
@@ -31,6 +33,8 @@ export interface RunningServer {
 
 export async function startPipelineServer(config: PipelineConfig, clock: Clock = systemClock): Promise<RunningServer> {
   const deps = openPipeline(config, clock);
+  // Uploads cut off by a crash left their temporary files; none of them was ever recorded.
+  await rm(join(config.dataPath, 'tmp'), { recursive: true, force: true });
   const shutdown = new AbortController();
   const app = await buildApp(deps, { shutdown: shutdown.signal });
   const address = await app.listen({ port: config.port, host: config.host });

@@ -57,14 +57,17 @@ export interface TestService {
   /** POST /jobs signed, for the common case; returns the parsed body and status. */
   startJob(project: TestProject, sha: string, extra?: object): Promise<{ status: number; body: { job_id: string; tasks: number; error?: string } }>;
   stop(): Promise<void>;
+  /** Stops the server but keeps its files, as a crash or restart would. */
+  halt(): Promise<void>;
 }
 
 let serial = 0;
 
 export async function startTestService(
-  options: { config?: Partial<PipelineConfig>; sessions?: SessionResolver; clock?: FakeClock } = {},
+  options: { config?: Partial<PipelineConfig>; sessions?: SessionResolver; clock?: FakeClock; dir?: string } = {},
 ): Promise<TestService> {
-  const temp = await makeTempDir('pipeline-test');
+  // A given dir is reused as it is (a restart); a fresh one is made and removed on stop.
+  const temp = options.dir === undefined ? await makeTempDir('pipeline-test') : { path: options.dir, remove: async () => undefined };
   const config: PipelineConfig = {
     ...readPipelineConfig({
       PIPELINE_DATABASE_PATH: join(temp.path, 'pipeline.db'),
@@ -128,10 +131,13 @@ export async function startTestService(
       return { status: response.status, body: (await response.json()) as { job_id: string; tasks: number } };
     },
     async stop() {
+      await service.halt();
+      await temp.remove();
+    },
+    async halt() {
       shutdown.abort();
       await app.close();
       deps.store.close();
-      await temp.remove();
     },
   };
   return service;
