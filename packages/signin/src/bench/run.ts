@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +26,7 @@ type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 const PASSWORD = 'bench password 1';
+const TIMING_ROUNDS = 80;
 
 function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
   const script = fileURLToPath(new URL('./server.js', import.meta.url));
@@ -103,12 +104,13 @@ async function main(): Promise<void> {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ identifier: 'bench', password: PASSWORD }),
     });
-    const timing = await measureTiming(url, 40);
+    const timing = await measureTiming(url, TIMING_ROUNDS);
 
     const lines = [
       `GET /api/v1/session, 64 connections, 10 s: ${session.requests.average.toFixed(0)} req/s (p50 ${session.latency.p50} ms, p99 ${session.latency.p99} ms, non-2xx ${session.non2xx}, errors ${session.errors})`,
       `POST /api/v1/login/password, ${cores * 2} connections, 10 s: ${signIns.requests.average.toFixed(1)} sign-ins/s on ${cores} cores = ${(signIns.requests.average / cores).toFixed(1)} per core (non-2xx ${signIns.non2xx})`,
-      `median sign-in, unknown account: ${timing.unknown.toFixed(1)} ms; wrong password: ${timing.wrong.toFixed(1)} ms; ratio ${(timing.unknown / timing.wrong).toFixed(3)} (40 each, interleaved)`,
+      `median sign-in, unknown account: ${timing.unknown.toFixed(1)} ms; wrong password: ${timing.wrong.toFixed(1)} ms; ratio ${(timing.unknown / timing.wrong).toFixed(3)} (${TIMING_ROUNDS} each, interleaved)`,
+      `load average at the end (other work on this machine): ${loadavg().map((v) => v.toFixed(2)).join(' ')}`,
     ];
     console.log(lines.join('\n'));
   } finally {
