@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { duplicate } from '../errors.js';
-import type { Credential, Realm, RealmEmailDomain, User, UserEmail } from '../domain/types.js';
+import type { Credential, Realm, RealmEmailDomain, User, UserEmail, UserStatus } from '../domain/types.js';
 import { ChangeWatch } from './change-watch.js';
 import { toDomain, toUser, toUserEmail, type DomainRow, type UserEmailRow, type UserRow } from './rows.js';
 import { configureConnection, SYSTEM_SCHEMA } from './schema.js';
@@ -207,7 +207,7 @@ export class SystemStore {
     })();
   }
 
-  updateUser(id: string, patch: { status?: string; display_name?: string }, now: number): void {
+  updateUser(id: string, patch: { status?: UserStatus; display_name?: string }, now: number): void {
     const user = this.findUserById(id);
     if (user === undefined) return;
     this.db
