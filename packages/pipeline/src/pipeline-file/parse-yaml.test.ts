@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compilePipeline } from './compile.js';
 import { MAX_ALIAS_COUNT, MAX_YAML_NESTING } from './limits.js';
-import { assertOneProblem, compileProblems, compileTasks, measureFastest } from './test-support.js';
+import { assertOneProblem, compileProblems, compileTasks } from './test-support.js';
 import { MAX_PIPELINE_FILE_BYTES } from './types.js';
 
 /** Pads a valid file with a comment so it is exactly `bytes` long in UTF-8, using a multi-byte character. */
@@ -75,8 +74,6 @@ describe('YAML parsing', () => {
     lines.push('tasks: {t: {image: x, script: *lol9}}');
     const source = lines.join('\n');
     assertOneProblem(source, '', /aliases expand the file to \d+ values/);
-    const fastest = measureFastest(3, () => compilePipeline(source));
-    assert.ok(fastest < 100, `took ${fastest.toFixed(1)} ms`);
   });
 
   it('refuses one large anchor expanded many times', () => {
@@ -99,8 +96,6 @@ describe('YAML parsing', () => {
     assertOneProblem(flow, '', /^YAML nesting too deep at line 1, column \d+: more than 64 levels/);
     const block = '- '.repeat(MAX_PIPELINE_FILE_BYTES / 2);
     assertOneProblem(block, '', /^YAML nesting too deep/);
-    const fastest = measureFastest(2, () => compilePipeline(flow));
-    assert.ok(fastest < 200, `took ${fastest.toFixed(1)} ms`);
   });
 
   it('accepts the nesting a pipeline file needs', () => {
@@ -126,7 +121,5 @@ describe('file size', () => {
   it('refuses a huge file without parsing it (a syntax error would otherwise be reported)', () => {
     const source = `tasks: [[[\n${'x'.repeat(8 * MAX_PIPELINE_FILE_BYTES)}`;
     assertOneProblem(source, '', /larger than 1048576 bytes/);
-    const fastest = measureFastest(2, () => compilePipeline(source));
-    assert.ok(fastest < 50, `took ${fastest.toFixed(1)} ms`);
   });
 });

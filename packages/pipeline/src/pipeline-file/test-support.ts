@@ -36,15 +36,3 @@ export function assertProblemPaths(source: string, paths: string[]): Problem[] {
 export function withTask(...lines: string[]): string {
   return ['tasks:', '  t:', '    image: alpine:3', '    script: [make]', ...lines.map((line) => `    ${line}`)].join('\n');
 }
-
-/** Milliseconds of the fastest of `runs` calls; the first call warms up the code. */
-export function measureFastest(runs: number, action: () => void): number {
-  action();
-  let fastest = Number.POSITIVE_INFINITY;
-  for (let run = 0; run < runs; run++) {
-    const started = performance.now();
-    action();
-    fastest = Math.min(fastest, performance.now() - started);
-  }
-  return fastest;
-}
