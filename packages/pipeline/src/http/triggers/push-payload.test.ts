@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { WEBHOOK_FIXTURES } from '../../testing/fixtures.js';
 import { readPushDelivery, type HeaderBag } from './push-payload.js';
 
 interface Fixture {
@@ -11,19 +11,7 @@ interface Fixture {
   expect: { kind: string; sha: string | null; ref: string | null; actor: string | null };
 }
 
-/** The repository root is the first directory above this file whose package.json declares workspaces. */
-function findRepositoryRoot(): string {
-  let directory = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const manifest = join(directory, 'package.json');
-    if (existsSync(manifest) && 'workspaces' in (JSON.parse(readFileSync(manifest, 'utf8')) as object)) return directory;
-    const parent = dirname(directory);
-    if (parent === directory) throw new Error('no package.json with workspaces above the tests');
-    directory = parent;
-  }
-}
-
-const FIXTURES = join(findRepositoryRoot(), '..', 'shared', 'fixtures', 'webhooks');
+const FIXTURES = WEBHOOK_FIXTURES;
 const SHA = '3f786850e387550fdab836ed7e6dc881de23001b';
 const OTHER = '28e1879d029cb852e4844d9c718537df08844e03';
 const ZERO = '0'.repeat(40);
