@@ -26,8 +26,12 @@ test('extracts a git archive of a real repository, keeping modes and inside link
     git(repo, 'add', '-A');
     git(repo, 'commit', '-q', '-m', 'more');
     const archive = spawn('git', ['archive', '--format=tar.gz', 'HEAD'], { cwd: repo, env: gitEnv() });
+    let stderr = '';
+    archive.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const out = join(dir, 'out');
-    const { skipped } = await extractSource(archive.stdout, out);
+    const { skipped } = await extractSource(archive.stdout, out).catch((error: Error) => {
+      throw new Error(`${error.message}; git said: ${stderr}`);
+    });
     assert.deepEqual(skipped, []);
     assert.equal(await readFile(join(out, 'src/a.txt'), 'utf8'), 'alpha\n');
     assert.equal((await lstat(join(out, 'run.sh'))).mode & 0o111, 0o111);
