@@ -98,3 +98,15 @@ export function adminCli(conveyorBin: string, env: NodeJS.ProcessEnv): AdminCli 
     },
   };
 }
+
+/** The commit of the checkout being measured, and whether the service's sources differ from it. */
+export async function describeCheckout(root: string): Promise<{ commit: string | null; dirty: boolean }> {
+  try {
+    const commit = (await run('git', ['-C', root, 'rev-parse', 'HEAD'])).stdout.trim();
+    const status = (await run('git', ['-C', root, 'status', '--porcelain', '--', 'packages/pipeline/src', 'packages/cli/src', 'packages/protocol/src'])).stdout;
+    const changed = status.split('\n').filter((line) => line !== '' && !line.includes('packages/pipeline/src/bench/'));
+    return { commit, dirty: changed.length > 0 };
+  } catch {
+    return { commit: null, dirty: false };
+  }
+}
