@@ -9,6 +9,7 @@ import { Readable } from 'node:stream';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { CommandIO } from '../usage.js';
 import { runHookCommand } from './hook.js';
+import { CONVEYOR_BIN } from '../testing/run-cli.js';
 
 interface Recorded {
   url: string;
@@ -109,20 +110,10 @@ describe('conveyor pipeline hook post-receive', () => {
   it('runs as a real post-receive hook: one signed trigger per pushed ref, deletions skipped', async () => {
     const bare = join(temp, 'server.git');
     await git(temp, ['init', '--quiet', '--bare', bare]);
-    // The CLI's `pipeline` group is wired elsewhere; this script calls the command the same way it will.
-    const script = join(temp, 'run-hook.mjs');
-    await writeFile(
-      script,
-      [
-        `import { runHookCommand } from ${JSON.stringify(new URL('./hook.js', import.meta.url).href)};`,
-        `import { processIO } from ${JSON.stringify(new URL('../usage.js', import.meta.url).href)};`,
-        'process.exitCode = await runHookCommand(process.argv.slice(2), processIO);',
-      ].join('\n'),
-    );
     const hook = join(bare, 'hooks', 'post-receive');
     await writeFile(
       hook,
-      `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(script)} post-receive --url ${JSON.stringify(baseUrl)} --project demo --secret-file ${JSON.stringify(secretFile)}\n`,
+      `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CONVEYOR_BIN)} pipeline hook post-receive --url ${JSON.stringify(baseUrl)} --project demo --secret-file ${JSON.stringify(secretFile)}\n`,
     );
     await chmod(hook, 0o755);
 
