@@ -289,4 +289,24 @@ describe('the worker protocol', () => {
       await small.stop();
     }
   });
+
+  it('builds endpoints and artifact URLs on PIPELINE_PUBLIC_URL when it is set', async () => {
+    const behindProxy = await startTestService({ config: { publicUrl: 'https://ci.example.test/base' } });
+    try {
+      const project = await behindProxy.addProject({ visibility: 'public', pipeline: 'tasks:\n  a:\n    image: x\n    script: ["true"]\n' });
+      await behindProxy.startJob(project, await project.commit({ f: 'f' }));
+      const worker = behindProxy.addWorker().token;
+      const response = await behindProxy.call('POST', '/api/v1/tasks/claim', { body: claimBody(), token: worker });
+      const { task } = (await response.json()) as { task: ClaimedTask };
+      for (const url of Object.values(task.endpoints)) assert.ok(url.startsWith(`https://ci.example.test/base/api/v1/tasks/${task.id}/`), url);
+      const upload = await behindProxy.call('POST', new URL(task.endpoints.artifact).pathname.replace('/base', ''), {
+        body: Buffer.from('x'),
+        token: worker,
+        headers: { 'content-type': 'application/octet-stream', 'x-artifact-path': 'x.txt' },
+      });
+      assert.match(((await upload.json()) as { url: string }).url, /^https:\/\/ci\.example\.test\/base\/api\/v1\/projects\//);
+    } finally {
+      await behindProxy.stop();
+    }
+  });
 });
