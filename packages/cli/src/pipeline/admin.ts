@@ -98,7 +98,12 @@ async function dispatch(deps: PipelineDeps, words: string[], values: Values): Pr
     }
     case 'project show': {
       const [project] = expectPositionals(args, 1, 'project show PROJECT') as [string];
-      return { ...showProject(admin.showProject(deps, project)), variables: deps.store.listVariables(admin.showProject(deps, project).id).map((v) => ({ name: v.name, secret: v.secret, value: v.secret ? '***' : v.value })) };
+      const found = admin.showProject(deps, project);
+      // Secret values are never printed again; they live only in the database and the worker payload.
+      const variables = deps.store
+        .listVariables(found.id)
+        .map((variable) => ({ name: variable.name, secret: variable.secret, value: variable.secret ? '***' : variable.value }));
+      return { ...showProject(found), variables };
     }
     case 'project list':
       expectPositionals(args, 0, 'project list');

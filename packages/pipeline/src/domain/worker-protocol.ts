@@ -81,6 +81,7 @@ export async function claimTask(
   request: ClaimRequest,
   options: { waitSeconds: number; baseUrl: string; abort: AbortSignal },
 ): Promise<ClaimedTask | null> {
+  // The hold is real time on the wire, so it uses the real clock; task times use deps.clock.
   const deadline = Date.now() + options.waitSeconds * 1000;
   deps.store.touchWorker(worker.id, deps.clock.now());
   for (;;) {
