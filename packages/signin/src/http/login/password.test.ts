@@ -88,6 +88,11 @@ describe('POST /api/v1/login/password', () => {
     assert.ok(!raw.includes(token));
   });
 
+  it('accepts application/json with a charset parameter', async () => {
+    const res = await signIn(JSON.stringify({ identifier: 'alice', password: TEST_PASSWORD }), { 'content-type': 'application/json; charset=utf-8' });
+    assert.equal(res.status, 200);
+  });
+
   it('rule 7: takes the client IP from the first X-Forwarded-For value', async () => {
     const res = await signIn({ identifier: 'alice', password: TEST_PASSWORD }, { 'x-forwarded-for': '203.0.113.7, 10.0.0.1' });
     const token = cookieValue(res.setCookies, 'auth_session_system') ?? '';

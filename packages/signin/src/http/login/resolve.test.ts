@@ -76,10 +76,11 @@ describe('POST /api/v1/login/resolve', () => {
     ['identifier a number', { identifier: 1 }],
     ['identifier an array', { identifier: ['a@corp.test'] }],
     ['realm a boolean', { identifier: 'a', realm: true }],
+    ['a body over 64 KiB', { identifier: 'a'.repeat(70_000) }],
   ] as const) {
-    it(`refuses ${name} with 400 invalid_request`, async () => {
+    it(`refuses ${name} with invalid_request`, async () => {
       const res = await resolve(body);
-      assert.equal(res.status, 400);
+      assert.equal(res.status, name === 'a body over 64 KiB' ? 413 : 400);
       assert.equal(res.json.error, 'invalid_request');
     });
   }

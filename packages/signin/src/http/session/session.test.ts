@@ -219,6 +219,12 @@ describe('sessions: GET /api/v1/session and POST /api/v1/logout', () => {
     }
   });
 
+  it('refuses a repeated realm query parameter with 400 invalid_request', async () => {
+    const res = await send(server.port, { path: '/api/v1/session?realm=system&realm=acme', headers: { host: 'nowhere.example' } });
+    assert.equal(res.status, 400);
+    assert.equal(res.json.error, 'invalid_request');
+  });
+
   it('unknown paths answer 404 in the error shape', async () => {
     const res = await send(server.port, { path: '/api/v1/nope' });
     assert.equal(res.status, 404);
