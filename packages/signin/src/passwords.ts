@@ -26,7 +26,7 @@ type Verifier = (secretHash: string, password: string) => Promise<boolean>;
 
 const verifyArgon2: Verifier = (secretHash, password) => verify(secretHash, password);
 
-function phcIdentifier(secretHash: string): string {
+function readPhcIdentifier(secretHash: string): string {
   const match = /^\$([a-z0-9-]+)\$/.exec(secretHash);
   return match?.[1] ?? '';
 }
@@ -52,7 +52,7 @@ export async function createPasswordHasher(options: { precomputeDummy?: boolean 
     hashPassword,
     verifyDummy,
     async verifyPassword(secretHash, password) {
-      const verifier = verifiers[phcIdentifier(secretHash)];
+      const verifier = verifiers[readPhcIdentifier(secretHash)];
       if (verifier === undefined) {
         await verifyDummy(password);
         return false;

@@ -6,7 +6,7 @@ import { createManualClock } from '../clock.js';
 import { SigninError } from '../errors.js';
 import { createPasswordHasher } from '../passwords.js';
 import { openStore, type SigninStore } from '../store/store.js';
-import { makeTempDir, seedingDeps, TEST_PASSWORD } from '../testing/harness.js';
+import { createSeedingDeps, makeTempDir, TEST_PASSWORD } from '../testing/harness.js';
 import type { SigninDeps } from './deps.js';
 import { addDomain, verifyDomain } from './domains.js';
 import { addMember, updateMember } from './members.js';
@@ -25,7 +25,7 @@ describe('administration rules (domain functions on real SQLite files)', () => {
     store = openStore({ databasePath: join(dir, 'signin.db'), realmsPath: join(dir, 'realms') });
     const clock = createManualClock();
     ensureSystemRealm(store, clock, { registerDefaultHosts: false });
-    deps = await seedingDeps({ store, clock, passwords: await createPasswordHasher() });
+    deps = await createSeedingDeps({ store, clock, passwords: await createPasswordHasher() });
   });
   after(() => {
     store.close();

@@ -10,7 +10,7 @@ import type { RealmEmailDomain } from './types.js';
  * and no home realm yet. (The spec names only email attachment; applying the same rule when the
  * domain side becomes verified keeps "verified email + verified domain => home realm" true.)
  */
-function usersGainingHomeRealm(deps: SigninDeps, domain: string): string[] {
+function listUsersGainingHomeRealm(deps: SigninDeps, domain: string): string[] {
   return deps.store.system
     .listUserIdsWithVerifiedEmailDomain(domain)
     .filter((userId) => deps.store.system.findUserById(userId)?.home_realm_id === null);
@@ -29,7 +29,7 @@ export function addDomain(deps: SigninDeps, input: { realm: string; domain: stri
     verified_at: input.verified ? now : null,
     created_at: now,
   };
-  deps.store.system.insertDomain(record, input.verified ? usersGainingHomeRealm(deps, domain) : []);
+  deps.store.system.insertDomain(record, input.verified ? listUsersGainingHomeRealm(deps, domain) : []);
   return record;
 }
 
@@ -39,6 +39,6 @@ export function verifyDomain(deps: SigninDeps, input: { domain: string }): Realm
   if (record === undefined) throw notFound(`domain '${input.domain}'`);
   if (record.verified) return record;
   const now = deps.clock.now();
-  deps.store.system.markDomainVerified(domain, record.realm_id, now, usersGainingHomeRealm(deps, domain));
+  deps.store.system.markDomainVerified(domain, record.realm_id, now, listUsersGainingHomeRealm(deps, domain));
   return { ...record, verified: true, verified_at: now };
 }

@@ -1,6 +1,6 @@
 import { homeRealmConflict } from '../errors.js';
 import type { SigninStore } from '../store/store.js';
-import { emailDomain } from './normalise.js';
+import { extractEmailDomain } from './normalise.js';
 import type { User } from './types.js';
 
 /**
@@ -8,8 +8,8 @@ import type { User } from './types.js';
  * email's domain, a user without a home realm gets that realm (returned); a user whose home realm is
  * a different realm is refused with `home_realm_conflict`. Undefined means nothing to change.
  */
-export function homeRealmForVerifiedEmail(store: SigninStore, user: Pick<User, 'home_realm_id'>, normalizedEmail: string): string | undefined {
-  const owned = store.system.findDomain(emailDomain(normalizedEmail));
+export function decideHomeRealmForVerifiedEmail(store: SigninStore, user: Pick<User, 'home_realm_id'>, normalizedEmail: string): string | undefined {
+  const owned = store.system.findDomain(extractEmailDomain(normalizedEmail));
   if (owned === undefined || !owned.verified) return undefined;
   if (user.home_realm_id === null) return owned.realm_id;
   if (user.home_realm_id === owned.realm_id) return undefined;

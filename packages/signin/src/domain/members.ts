@@ -17,7 +17,7 @@ export interface MemberView extends Membership {
   roles: string[];
 }
 
-function roleIdsFor(store: RealmStore, slugs: readonly string[]): string[] {
+function resolveRoleIds(store: RealmStore, slugs: readonly string[]): string[] {
   return slugs.map((slug) => {
     const role = store.findRoleBySlug(slug.trim());
     if (role === undefined) throw invalidRequest(`role '${slug}' does not exist in this realm`);
@@ -39,7 +39,7 @@ function saveMember(deps: SigninDeps, input: MemberInput, mode: 'add' | 'update'
   const existing = realm.store.findMembership(user.id);
   if (mode === 'add' && existing !== undefined) throw duplicate(`membership of '${user.username}' in realm '${realm.realm.slug}'`);
   if (mode === 'update' && existing === undefined) throw notFound(`membership of '${user.username}' in realm '${realm.realm.slug}'`);
-  const roleIds = input.roles === undefined ? undefined : roleIdsFor(realm.store, input.roles);
+  const roleIds = input.roles === undefined ? undefined : resolveRoleIds(realm.store, input.roles);
   realm.store.saveMembership(user.id, input.status, roleIds, deps.clock.now());
   const saved = realm.store.findMembership(user.id);
   if (saved === undefined) throw notFound('membership');

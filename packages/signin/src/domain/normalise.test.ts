@@ -1,20 +1,20 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SigninError } from '../errors.js';
-import { countCharacters, emailDomain, hostFromHeader, parseDomain, parseEmail, parseHost, parseSlug, parseUsername } from './normalise.js';
+import { countCharacters, extractEmailDomain, extractHostFromHeader, parseDomain, parseEmail, parseHost, parseSlug, parseUsername } from './normalise.js';
 
 const refuses = (fn: () => unknown) => assert.throws(fn, (error) => error instanceof SigninError && error.code === 'invalid_request');
 
 describe('normalisation', () => {
   it('takes the realm host from a Host header: no port, lower case, no trailing dot', () => {
-    assert.equal(hostFromHeader('LocalHost:4000'), 'localhost');
-    assert.equal(hostFromHeader('example.com.'), 'example.com');
-    assert.equal(hostFromHeader('Example.COM.:443'), 'example.com');
-    assert.equal(hostFromHeader('[::1]:4000'), '[::1]');
-    assert.equal(hostFromHeader('[::1]'), '[::1]');
-    assert.equal(hostFromHeader('127.0.0.1:80'), '127.0.0.1');
-    assert.equal(hostFromHeader(''), undefined);
-    assert.equal(hostFromHeader(undefined), undefined);
+    assert.equal(extractHostFromHeader('LocalHost:4000'), 'localhost');
+    assert.equal(extractHostFromHeader('example.com.'), 'example.com');
+    assert.equal(extractHostFromHeader('Example.COM.:443'), 'example.com');
+    assert.equal(extractHostFromHeader('[::1]:4000'), '[::1]');
+    assert.equal(extractHostFromHeader('[::1]'), '[::1]');
+    assert.equal(extractHostFromHeader('127.0.0.1:80'), '127.0.0.1');
+    assert.equal(extractHostFromHeader(''), undefined);
+    assert.equal(extractHostFromHeader(undefined), undefined);
   });
 
   it('parses hosts for storage and refuses ports, paths and junk', () => {
@@ -31,7 +31,7 @@ describe('normalisation', () => {
 
   it('normalises emails (trim, lower case) and takes their domain', () => {
     assert.deepEqual(parseEmail('  Bob@Corp.TEST '), { email: 'Bob@Corp.TEST', normalised: 'bob@corp.test' });
-    assert.equal(emailDomain('bob@Corp.Test.'), 'corp.test');
+    assert.equal(extractEmailDomain('bob@Corp.Test.'), 'corp.test');
     for (const bad of ['bob', '@corp.test', 'bob@', 'a@b@c.test', 'a b@c.test']) refuses(() => parseEmail(bad));
   });
 

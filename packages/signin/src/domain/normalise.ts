@@ -16,7 +16,7 @@ export function normaliseHost(host: string): string {
  * The realm key of a request's Host header: the port is dropped (`localhost:4000` -> `localhost`,
  * `[::1]:4000` -> `[::1]`), then the spec's host rule applies. Returns undefined for no header.
  */
-export function hostFromHeader(header: string | undefined): string | undefined {
+export function extractHostFromHeader(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
   const value = header.trim().toLowerCase();
   if (value === '') return undefined;
@@ -43,7 +43,7 @@ export function normaliseUsername(username: string): string {
 }
 
 /** The domain part of an email-like identifier, normalised as a domain (after the last `@`). */
-export function emailDomain(identifier: string): string {
+export function extractEmailDomain(identifier: string): string {
   return normaliseDomain(identifier.slice(identifier.lastIndexOf('@') + 1));
 }
 
@@ -84,7 +84,7 @@ export function parseEmail(email: string): { email: string; normalised: string }
   if (!/^[^@\s]+@[^@\s]+$/.test(normalised) || normalised.length > 320) {
     throw invalidRequest(`email '${email}' must have the form name@domain`);
   }
-  parseDomain(emailDomain(normalised));
+  parseDomain(extractEmailDomain(normalised));
   return { email: trimmed, normalised };
 }
 

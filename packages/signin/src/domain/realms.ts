@@ -3,7 +3,7 @@ import { duplicate, unknownRealm } from '../errors.js';
 import type { RealmStore } from '../store/realm-store.js';
 import type { SigninStore } from '../store/store.js';
 import type { Clock } from '../clock.js';
-import { hostFromHeader, parseDisplayName, parseHost, parseSlug } from './normalise.js';
+import { extractHostFromHeader, parseDisplayName, parseHost, parseSlug } from './normalise.js';
 import {
   ADMIN_UI_CLIENT_ID,
   BUILT_IN_ROLES,
@@ -28,7 +28,7 @@ export interface SelectedRealm {
  * settings or not `active` is refused like an unknown one.
  */
 export function selectRealm(store: SigninStore, hostHeader: string | undefined, slug: string | undefined): SelectedRealm {
-  const host = hostFromHeader(hostHeader);
+  const host = extractHostFromHeader(hostHeader);
   const realm =
     (host === undefined ? undefined : store.system.findRealmByHost(host)) ??
     (slug === undefined ? undefined : store.system.findRealmBySlug(slug));

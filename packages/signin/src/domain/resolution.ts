@@ -1,5 +1,5 @@
 import type { SigninStore } from '../store/store.js';
-import { emailDomain } from './normalise.js';
+import { extractEmailDomain } from './normalise.js';
 import type { IdentityProvider, UserEmail } from './types.js';
 
 export type Resolution = { next: 'password' } | { next: 'provider'; provider: IdentityProvider; realmId: string };
@@ -13,11 +13,11 @@ const PASSWORD: Resolution = { next: 'password' };
 export function resolveIdentifier(store: SigninStore, identifier: string): Resolution {
   const trimmed = identifier.trim();
   if (!trimmed.includes('@')) return PASSWORD;
-  return providerForDomain(store, emailDomain(trimmed)) ?? PASSWORD;
+  return resolveProviderForDomain(store, extractEmailDomain(trimmed)) ?? PASSWORD;
 }
 
 /** The provider the domain's verified owner maps to it, enabled or not; undefined when none. */
-function providerForDomain(store: SigninStore, domain: string): Resolution | undefined {
+function resolveProviderForDomain(store: SigninStore, domain: string): Resolution | undefined {
   const owned = store.system.findDomain(domain);
   if (owned === undefined || !owned.verified) return undefined;
   const provider = store.realm(owned.realm_id)?.findProviderForDomain(domain);
@@ -29,11 +29,11 @@ function providerForDomain(store: SigninStore, domain: string): Resolution | und
  * verified emails whose domain the home realm has verified. Emails are tried primary first, then
  * oldest first, so the answer is stable when there are several.
  */
-export function homeRealmProvider(store: SigninStore, homeRealmId: string | null, emails: readonly UserEmail[]): IdentityProvider | undefined {
+export function findHomeRealmProvider(store: SigninStore, homeRealmId: string | null, emails: readonly UserEmail[]): IdentityProvider | undefined {
   if (homeRealmId === null) return undefined;
   for (const email of emails) {
     if (!email.verified) continue;
-    const domain = emailDomain(email.normalized_email);
+    const domain = extractEmailDomain(email.normalized_email);
     const owned = store.system.findDomain(domain);
     if (owned === undefined || !owned.verified || owned.realm_id !== homeRealmId) continue;
     const provider = store.realm(homeRealmId)?.findProviderForDomain(domain);

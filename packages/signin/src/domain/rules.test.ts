@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { canUseClient, userManagementRights, type ClientUseContext } from './authorization.js';
-import { expiresAtFor, isExpired, needsRefresh, sessionTtlSeconds } from './session-rules.js';
+import { computeExpiresAt, isExpired, needsRefresh, sessionTtlSeconds } from './session-rules.js';
 
 describe('session rules', () => {
   it('chooses the lifetime: long only when asked and allowed', () => {
@@ -16,7 +16,7 @@ describe('session rules', () => {
     assert.equal(isExpired(1000, 1000), true);
     assert.equal(needsRefresh(0, 59_999), false);
     assert.equal(needsRefresh(0, 60_000), true);
-    assert.equal(expiresAtFor(5, 2), 2005);
+    assert.equal(computeExpiresAt(5, 2), 2005);
   });
 });
 

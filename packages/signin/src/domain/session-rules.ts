@@ -19,6 +19,6 @@ export function needsRefresh(lastSeenAt: number, now: number): boolean {
   return now - lastSeenAt >= SESSION_REFRESH_INTERVAL_MS;
 }
 
-export function expiresAtFor(now: number, ttlSeconds: number): number {
+export function computeExpiresAt(now: number, ttlSeconds: number): number {
   return now + ttlSeconds * 1000;
 }

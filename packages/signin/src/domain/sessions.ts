@@ -1,7 +1,7 @@
 import type { SigninDeps } from './deps.js';
 import type { SelectedRealm } from './realms.js';
-import { expiresAtFor, isExpired, needsRefresh } from './session-rules.js';
-import { sessionIdFor } from './tokens.js';
+import { computeExpiresAt, isExpired, needsRefresh } from './session-rules.js';
+import { deriveSessionId } from './tokens.js';
 import type { Session, User } from './types.js';
 
 export type SessionCheck =
@@ -15,7 +15,7 @@ export type SessionCheck =
  */
 export function touchSession(deps: SigninDeps, realm: SelectedRealm, token: string | undefined): SessionCheck {
   if (token === undefined || token === '') return { authenticated: false, clearCookie: false };
-  const id = sessionIdFor(token);
+  const id = deriveSessionId(token);
   const session = realm.store.findSession(id);
   if (session === undefined) return { authenticated: false, clearCookie: false };
   const now = deps.clock.now();
@@ -29,12 +29,12 @@ export function touchSession(deps: SigninDeps, realm: SelectedRealm, token: stri
     return { authenticated: false, clearCookie: true };
   }
   const refreshed = needsRefresh(session.last_seen_at, now);
-  const current = refreshed ? { ...session, last_seen_at: now, expires_at: expiresAtFor(now, session.ttl) } : session;
+  const current = refreshed ? { ...session, last_seen_at: now, expires_at: computeExpiresAt(now, session.ttl) } : session;
   if (refreshed) realm.store.extendSession(id, current.last_seen_at, current.expires_at);
   return { authenticated: true, session: current, user, roles: realm.store.listRoleSlugs(user.id), refreshed };
 }
 
 /** Logout: deletes the session named by the token, if there is one. */
 export function endSession(realm: SelectedRealm, token: string | undefined): void {
-  if (token !== undefined && token !== '') realm.store.deleteSession(sessionIdFor(token));
+  if (token !== undefined && token !== '') realm.store.deleteSession(deriveSessionId(token));
 }

@@ -2,9 +2,9 @@ import { invalidCredentials, providerDisabled, providerRequired } from '../error
 import type { SigninDeps } from './deps.js';
 import { normaliseEmail, normaliseUsername } from './normalise.js';
 import type { SelectedRealm } from './realms.js';
-import { homeRealmProvider, resolveIdentifier } from './resolution.js';
-import { expiresAtFor, sessionTtlSeconds } from './session-rules.js';
-import { createSessionToken, sessionIdFor } from './tokens.js';
+import { findHomeRealmProvider, resolveIdentifier } from './resolution.js';
+import { computeExpiresAt, sessionTtlSeconds } from './session-rules.js';
+import { createSessionToken, deriveSessionId } from './tokens.js';
 import type { Credential, Session, User } from './types.js';
 
 export interface PasswordSignInInput {
@@ -62,7 +62,7 @@ function findEligibleAccount(
 
 /** Rule 5: a username sign-in of an account whose home realm sends its email domain to a provider. */
 function refuseHomeRealmProvider(deps: SigninDeps, user: User): void {
-  const provider = homeRealmProvider(deps.store, user.home_realm_id, deps.store.system.listEmails(user.id));
+  const provider = findHomeRealmProvider(deps.store, user.home_realm_id, deps.store.system.listEmails(user.id));
   if (provider === undefined) return;
   throw provider.enabled ? providerRequired() : providerDisabled();
 }
@@ -73,11 +73,11 @@ function createSession(deps: SigninDeps, realm: SelectedRealm, user: User, input
   const ttl = sessionTtlSeconds(input.longSession, realm.settings.allow_session_duration_choice);
   const token = createSessionToken();
   const session: Session = {
-    id: sessionIdFor(token),
+    id: deriveSessionId(token),
     user_id: user.id,
     ttl,
     created_at: now,
-    expires_at: expiresAtFor(now, ttl),
+    expires_at: computeExpiresAt(now, ttl),
     last_seen_at: now,
     user_agent: input.userAgent,
     ip: input.ip,

@@ -6,6 +6,6 @@ export function createSessionToken(): string {
 }
 
 /** The session id for a token: its SHA-256 as lower-case hex. */
-export function sessionIdFor(token: string): string {
+export function deriveSessionId(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }

@@ -1,7 +1,7 @@
 import { duplicate, invalidRequest, notFound } from '../errors.js';
 import type { SigninStore } from '../store/store.js';
 import { newId, type SigninDeps } from './deps.js';
-import { homeRealmForVerifiedEmail } from './home-realm.js';
+import { decideHomeRealmForVerifiedEmail } from './home-realm.js';
 import { countCharacters, normaliseEmail, normaliseUsername, parseDisplayName, parseEmail, parseUsername } from './normalise.js';
 import { MAX_PASSWORD_CHARACTERS } from './session-rules.js';
 import type { Credential, User, UserEmail, UserStatus } from './types.js';
@@ -46,7 +46,7 @@ export async function createUser(deps: SigninDeps, input: CreateUserInput): Prom
   if (email !== undefined && deps.store.system.findEmail(email.normalised) !== undefined) throw duplicate(`email '${email.email}'`);
   const now = deps.clock.now();
   const id = newId();
-  const homeRealmId = email !== undefined && input.email?.verified === true ? homeRealmForVerifiedEmail(deps.store, { home_realm_id: null }, email.normalised) : undefined;
+  const homeRealmId = email !== undefined && input.email?.verified === true ? decideHomeRealmForVerifiedEmail(deps.store, { home_realm_id: null }, email.normalised) : undefined;
   const user: User = {
     id,
     username,
@@ -98,7 +98,7 @@ export function addEmail(deps: SigninDeps, ref: string, input: EmailInput): User
   const user = requireUser(deps.store, ref);
   const email = parseEmail(input.email);
   if (deps.store.system.findEmail(email.normalised) !== undefined) throw duplicate(`email '${email.email}'`);
-  const homeRealmId = input.verified ? homeRealmForVerifiedEmail(deps.store, user, email.normalised) : undefined;
+  const homeRealmId = input.verified ? decideHomeRealmForVerifiedEmail(deps.store, user, email.normalised) : undefined;
   const record = newEmail(user.id, email, input, deps.clock.now());
   deps.store.system.insertEmail(record, homeRealmId);
   return record;
@@ -110,7 +110,7 @@ export function verifyEmail(deps: SigninDeps, address: string): UserEmail {
   if (email === undefined) throw notFound(`email '${address}'`);
   if (email.verified) return email;
   const user = requireUser(deps.store, email.user_id);
-  const homeRealmId = homeRealmForVerifiedEmail(deps.store, user, email.normalized_email);
+  const homeRealmId = decideHomeRealmForVerifiedEmail(deps.store, user, email.normalized_email);
   const now = deps.clock.now();
   deps.store.system.markEmailVerified(email.id, user.id, now, homeRealmId);
   return { ...email, verified: true, verified_at: now };

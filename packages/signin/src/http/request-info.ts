@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { TLSSocket } from 'node:tls';
 
-function firstValue(header: string | string[] | undefined): string | undefined {
+function readFirstValue(header: string | string[] | undefined): string | undefined {
   const raw = Array.isArray(header) ? header[0] : header;
   const first = raw?.split(',')[0]?.trim();
   return first === undefined || first === '' ? undefined : first;
@@ -10,12 +10,12 @@ function firstValue(header: string | string[] | undefined): string | undefined {
 /** Cookies get `Secure` on a TLS connection or when the first `X-Forwarded-Proto` is https. */
 export function isSecureRequest(request: FastifyRequest): boolean {
   if ((request.raw.socket as Partial<TLSSocket>).encrypted === true) return true;
-  return firstValue(request.headers['x-forwarded-proto'])?.toLowerCase() === 'https';
+  return readFirstValue(request.headers['x-forwarded-proto'])?.toLowerCase() === 'https';
 }
 
 /** The client IP: the first value of `X-Forwarded-For`, else the socket address. */
 export function clientIp(request: FastifyRequest): string | null {
-  return firstValue(request.headers['x-forwarded-for']) ?? request.raw.socket.remoteAddress ?? null;
+  return readFirstValue(request.headers['x-forwarded-for']) ?? request.raw.socket.remoteAddress ?? null;
 }
 
 export function userAgent(request: FastifyRequest): string | null {

@@ -17,6 +17,8 @@ export const TEST_PASSWORD = 'correct horse battery staple';
 export interface TestServer {
   port: number;
   deps: SigninDeps;
+  /** The same deps with the cheap TEST_PASSWORD hasher, for seeding. */
+  seedingDeps: SigninDeps;
   clock: ManualClock;
   dataDir: string;
   databasePath: string;
@@ -40,6 +42,7 @@ export async function startTestServer(): Promise<TestServer> {
   return {
     port,
     deps: service.deps,
+    seedingDeps: await createSeedingDeps(service.deps),
     clock,
     dataDir,
     databasePath,
@@ -97,17 +100,12 @@ export function send(port: number, req: RawRequest): Promise<RawResponse> {
   });
 }
 
-let sharedHash: Promise<string> | undefined;
-
-/** One argon2id hash of TEST_PASSWORD per process, so seeding many users stays cheap. */
-export function testPasswordHash(): Promise<string> {
-  sharedHash ??= hash(TEST_PASSWORD, ARGON2ID_PARAMETERS);
-  return sharedHash;
-}
-
-/** Deps whose hasher reuses the shared hash for TEST_PASSWORD (verification stays real). */
-export async function seedingDeps(deps: SigninDeps): Promise<SigninDeps> {
-  const shared = await testPasswordHash();
+/**
+ * Deps whose hasher answers TEST_PASSWORD with one hash made here, so seeding many users costs one
+ * argon2 run (verification stays real).
+ */
+export async function createSeedingDeps(deps: SigninDeps): Promise<SigninDeps> {
+  const shared = await hash(TEST_PASSWORD, ARGON2ID_PARAMETERS);
   return {
     ...deps,
     passwords: {
@@ -127,10 +125,12 @@ export interface SeedUserInput {
   membershipStatus?: 'active' | 'suspended' | 'invited' | null;
 }
 
-/** A user with TEST_PASSWORD (unless told otherwise) and an active membership in `realm` (default system). */
+/**
+ * A user with TEST_PASSWORD (unless told otherwise) and an active membership in `realm` (default
+ * system). Pass deps from `createSeedingDeps` (TestServer.seedingDeps) to keep it cheap.
+ */
 export async function seedUser(deps: SigninDeps, input: SeedUserInput): Promise<string> {
-  const seeding = await seedingDeps(deps);
-  const user = await createUser(seeding, {
+  const user = await createUser(deps, {
     username: input.username,
     password: input.password === null ? undefined : (input.password ?? TEST_PASSWORD),
     email: input.email === undefined ? undefined : { email: input.email, verified: input.emailVerified ?? true, primary: true },

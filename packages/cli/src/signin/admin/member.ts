@@ -2,7 +2,7 @@ import { addMember, MEMBERSHIP_STATUSES, updateMember, type MemberView } from '@
 import { list, oneOf, parseOptions, required, withAdmin } from './common.js';
 import type { AdminCommand, AdminCommands } from './types.js';
 
-const memberView = (realm: string, member: MemberView) => ({ realm, user_id: member.user_id, status: member.status, roles: member.roles });
+const toMemberView = (realm: string, member: MemberView) => ({ realm, user_id: member.user_id, status: member.status, roles: member.roles });
 
 function memberCommand(save: typeof addMember): AdminCommand {
   return async (argv, io) => {
@@ -13,7 +13,7 @@ function memberCommand(save: typeof addMember): AdminCommand {
       status: oneOf(values.status, MEMBERSHIP_STATUSES, 'status'),
       roles: list(values.role),
     };
-    return withAdmin(io, (deps) => memberView(input.realm, save(deps, input)));
+    return withAdmin(io, (deps) => toMemberView(input.realm, save(deps, input)));
   };
 }
 

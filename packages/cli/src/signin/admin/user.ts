@@ -3,7 +3,7 @@ import { readSecretFromStdin, UsageError } from '../../usage.js';
 import { oneOf, optional, parseOptions, required, withAdmin } from './common.js';
 import type { AdminCommands } from './types.js';
 
-const userView = (user: User) => ({ id: user.id, username: user.username, display_name: user.display_name, status: user.status, home_realm_id: user.home_realm_id });
+const toUserView = (user: User) => ({ id: user.id, username: user.username, display_name: user.display_name, status: user.status, home_realm_id: user.home_realm_id });
 
 export const userCommands: AdminCommands = {
   async create(argv, io) {
@@ -34,7 +34,7 @@ export const userCommands: AdminCommands = {
   async update(argv, io) {
     const { values, positionals } = parseOptions(argv, { status: { type: 'string' }, 'display-name': { type: 'string' } }, 1);
     const input = { status: oneOf(values.status, USER_STATUSES, 'status'), displayName: optional(values['display-name']) };
-    return withAdmin(io, (deps) => userView(updateUser(deps, positionals[0] ?? '', input)));
+    return withAdmin(io, (deps) => toUserView(updateUser(deps, positionals[0] ?? '', input)));
   },
 
   async 'set-password'(argv, io) {

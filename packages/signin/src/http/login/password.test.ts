@@ -38,17 +38,17 @@ describe('POST /api/v1/login/password', () => {
     addProvider(deps, { realm: 'legacy', slug: 'old-sso', displayName: 'Old SSO', issuer: 'https://idp.legacy.test', clientId: 'c', clientSecret: 's', enabled: false });
     mapDomainProvider(deps, { realm: 'legacy', domain: 'legacy.test', provider: 'old-sso' });
 
-    ids.alice = await seedUser(deps, { username: 'Alice', email: 'alice@example.com' });
+    ids.alice = await seedUser(server.seedingDeps, { username: 'Alice', email: 'alice@example.com' });
     addMember(deps, { realm: 'acme', user: ids.alice });
-    ids.bob = await seedUser(deps, { username: 'bob' });
+    ids.bob = await seedUser(server.seedingDeps, { username: 'bob' });
     updateUser(deps, 'bob', { status: 'disabled' });
-    ids.carol = await seedUser(deps, { username: 'carol', password: null });
-    ids.dave = await seedUser(deps, { username: 'dave', membershipStatus: null });
-    ids.erin = await seedUser(deps, { username: 'erin', membershipStatus: 'suspended' });
-    ids.ivan = await seedUser(deps, { username: 'ivan', membershipStatus: 'invited' });
-    ids.hank = await seedUser(deps, { username: 'hank', email: 'hank@example.org', emailVerified: false });
-    ids.frank = await seedUser(deps, { username: 'frank', email: 'frank@corp.test' });
-    ids.gina = await seedUser(deps, { username: 'gina', email: 'gina@legacy.test' });
+    ids.carol = await seedUser(server.seedingDeps, { username: 'carol', password: null });
+    ids.dave = await seedUser(server.seedingDeps, { username: 'dave', membershipStatus: null });
+    ids.erin = await seedUser(server.seedingDeps, { username: 'erin', membershipStatus: 'suspended' });
+    ids.ivan = await seedUser(server.seedingDeps, { username: 'ivan', membershipStatus: 'invited' });
+    ids.hank = await seedUser(server.seedingDeps, { username: 'hank', email: 'hank@example.org', emailVerified: false });
+    ids.frank = await seedUser(server.seedingDeps, { username: 'frank', email: 'frank@corp.test' });
+    ids.gina = await seedUser(server.seedingDeps, { username: 'gina', email: 'gina@legacy.test' });
   });
 
   after(async () => server.close());

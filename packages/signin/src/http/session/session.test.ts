@@ -29,7 +29,7 @@ describe('sessions: GET /api/v1/session and POST /api/v1/logout', () => {
   before(async () => {
     server = await startTestServer();
     createRealm(server.deps.store, server.deps.clock, { slug: 'acme', displayName: 'Acme', hosts: ['acme.test'] });
-    aliceId = await seedUser(server.deps, { username: 'alice', roles: ['system-admin', 'realm-admin'] });
+    aliceId = await seedUser(server.seedingDeps, { username: 'alice', roles: ['system-admin', 'realm-admin'] });
     addMember(server.deps, { realm: 'acme', user: aliceId });
   });
   after(async () => server.close());
@@ -89,7 +89,7 @@ describe('sessions: GET /api/v1/session and POST /api/v1/logout', () => {
   });
 
   it('live, user missing (deleted by another process): deleted, cookie cleared, unauthenticated', async () => {
-    const userId = await seedUser(server.deps, { username: 'temp' });
+    const userId = await seedUser(server.seedingDeps, { username: 'temp' });
     const token = await signIn('temp');
     const other = new Database(server.databasePath);
     other.prepare('DELETE FROM credentials WHERE user_id = ?').run(userId);
@@ -114,7 +114,7 @@ describe('sessions: GET /api/v1/session and POST /api/v1/logout', () => {
   }
 
   it('live, membership missing: deleted, cookie cleared, unauthenticated', async () => {
-    const userId = await seedUser(server.deps, { username: 'leaver' });
+    const userId = await seedUser(server.seedingDeps, { username: 'leaver' });
     const token = await signIn('leaver');
     const other = new Database(join(server.realmsPath, 'system.db'));
     other.prepare('DELETE FROM memberships WHERE user_id = ?').run(userId);
