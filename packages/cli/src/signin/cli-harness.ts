@@ -16,7 +16,8 @@ export interface CliResult {
 
 export function tempAuthEnv(): NodeJS.ProcessEnv {
   const dir = mkdtempSync(join(tmpdir(), 'signin-cli-'));
-  return { ...process.env, AUTH_DATABASE_PATH: join(dir, 'signin.db'), AUTH_REALMS_PATH: join(dir, 'realms'), AUTH_PORT: '0', AUTH_HOST: '127.0.0.1' };
+  // Only the AUTH_* variables: the child must not pick up a developer's own AUTH_* settings or anything else.
+  return { AUTH_DATABASE_PATH: join(dir, 'signin.db'), AUTH_REALMS_PATH: join(dir, 'realms'), AUTH_PORT: '0', AUTH_HOST: '127.0.0.1' };
 }
 
 export function runConveyor(args: string[], env: NodeJS.ProcessEnv, stdin = ''): Promise<CliResult> {

@@ -86,7 +86,8 @@ async function measureTiming(url: string, rounds: number): Promise<{ unknown: nu
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'signin-bench-'));
-  const env = { ...process.env, AUTH_DATABASE_PATH: join(dir, 'signin.db'), AUTH_REALMS_PATH: join(dir, 'realms'), AUTH_PORT: '0', AUTH_HOST: '127.0.0.1' };
+  // The child gets only what it needs: the AUTH_* variables.
+  const env = { AUTH_DATABASE_PATH: join(dir, 'signin.db'), AUTH_REALMS_PATH: join(dir, 'realms'), AUTH_PORT: '0', AUTH_HOST: '127.0.0.1' };
   await seed(env);
   const { child, url } = await startServer(env);
   try {
