@@ -44,7 +44,7 @@ export class LogStream {
     this.masker = new Masker(options.masked);
     this.flushMs = options.flushMs ?? 250;
     this.flushBytes = options.flushBytes ?? 64 * 1024;
-    this.maxChunkBytes = options.maxChunkBytes ?? 512 * 1024;
+    this.maxChunkBytes = options.maxChunkBytes ?? 4 * 1024 * 1024;
     this.pump = this.send();
   }
 

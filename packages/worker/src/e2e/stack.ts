@@ -15,7 +15,7 @@ export interface JobRead {
   tasks: { id: string; name: string; state: string; exit_code: number | null; attempt: number; worker_name: string | null }[];
 }
 export interface TaskRead {
-  task: { id: string; name: string; state: string; error: string | null; exit_code: number | null; attempt: number; log_size: number; worker_name: string | null };
+  task: { id: string; name: string; state: string; error: string | null; exit_code: number | null; attempt: number; log_size: number; worker_name: string | null; started_at: number | null; finished_at: number | null };
   artifacts: { id: string; path: string; size: number; sha256: string; url: string }[];
 }
 
