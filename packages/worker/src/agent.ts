@@ -48,7 +48,7 @@ export class Agent {
 
   private async slot(): Promise<void> {
     const idle = new Backoff(500, 10_000);
-    const failing = new Backoff(1_000, 60_000);
+    const failing = new Backoff(1_000, 30_000);
     const request: ClaimRequest = { arches: this.config.arches, features: this.config.features, name: this.config.name };
     while (!this.stopClaiming.signal.aborted) {
       const asked = Date.now();

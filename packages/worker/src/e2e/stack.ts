@@ -1,5 +1,6 @@
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createHmac } from 'node:crypto';
+import net from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -53,24 +54,33 @@ export class Proc {
 export class Stack {
   readonly workers: Proc[] = [];
 
-  private constructor(readonly dir: string, readonly server: Proc, readonly url: string, private readonly env: NodeJS.ProcessEnv) {}
+  private constructor(readonly dir: string, public server: Proc, readonly url: string, private readonly env: NodeJS.ProcessEnv) {}
 
-  static async start(options: { heartbeatInterval?: number } = {}): Promise<Stack> {
+  /** `port` pins the port, so the service can be restarted where its workers expect it. */
+  static async start(options: { heartbeatInterval?: number; port?: number } = {}): Promise<Stack> {
     const dir = await mkdtemp(join(tmpdir(), 'conveyor-e2e-'));
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
       PIPELINE_DATABASE_PATH: join(dir, 'pipeline.db'),
       PIPELINE_DATA_PATH: join(dir, 'data'),
-      PIPELINE_PORT: '0',
+      PIPELINE_PORT: String(options.port ?? 0),
       PIPELINE_HOST: '127.0.0.1',
       PIPELINE_LOG_LEVEL: 'warn',
       PIPELINE_HEARTBEAT_INTERVAL: String(options.heartbeatInterval ?? 1),
       PIPELINE_MAX_LOG_BYTES: String(256 * 1024 * 1024),
     };
-    const server = new Proc(spawn(process.execPath, [CONVEYOR_BIN, 'pipeline', 'serve'], { cwd: dir, env }));
+    const server = await startServer(dir, env);
     const [, url] = await server.waitFor(/Listening on (http:\/\/\S+)/);
     return new Stack(dir, server, url!, env);
+  }
+
+  /** Stops the service (as an outage), waits `downMs`, and starts it again on the same port and data. */
+  async restartServer(downMs: number): Promise<void> {
+    await this.server.stop('SIGKILL');
+    await new Promise((r) => setTimeout(r, downMs));
+    this.server = await startServer(this.dir, this.env);
+    await this.server.waitFor(/Listening on/);
   }
 
   async cli<T>(...args: string[]): Promise<T> {
@@ -179,6 +189,19 @@ export class Stack {
     if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${await response.text()}`);
     return (await response.json()) as T;
   }
+}
+
+function startServer(dir: string, env: NodeJS.ProcessEnv): Promise<Proc> {
+  return Promise.resolve(new Proc(spawn(process.execPath, [CONVEYOR_BIN, 'pipeline', 'serve'], { cwd: dir, env })));
+}
+
+/** A port that was free a moment ago (for a service that must come back on the same one). */
+export async function findFreePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 export function byName(read: JobRead): Record<string, JobRead['tasks'][number]> {
