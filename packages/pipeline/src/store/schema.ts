@@ -98,4 +98,7 @@ export const MIGRATIONS: readonly string[] = [
     UNIQUE (task_id, path)
   );
   `,
+  `
+  CREATE INDEX tasks_held_deadline ON tasks (deadline_at) WHERE state = 'running';
+  `,
 ];

@@ -43,6 +43,7 @@ export interface CallOptions {
   token?: string;
   /** Sign the (serialised) body with this secret in X-Hub-Signature-256. */
   secret?: string;
+  signal?: AbortSignal;
 }
 
 export interface TestService {
@@ -97,7 +98,7 @@ export async function startTestService(
     }
     if (call.secret !== undefined) headers['x-hub-signature-256'] = sign(body ?? '', call.secret);
     if (call.token !== undefined) headers.authorization = `Bearer ${call.token}`;
-    return fetch(`${url}${path}`, { method, headers, body });
+    return fetch(`${url}${path}`, { method, headers, body, signal: call.signal });
   }
 
   const service: TestService = {

@@ -82,4 +82,18 @@ describe('claiming under concurrency, and the long poll', () => {
     assert.equal(response.status, 204);
     assert.ok(Date.now() - started >= 900);
   });
+
+  it('lets go of a long poll as soon as the client goes away', async () => {
+    const token = service.addWorker().token;
+    const controller = new AbortController();
+    const waiting = service
+      .call('POST', '/api/v1/tasks/claim?wait=30', { body: claimBody({ arches: ['riscv64'] }), token, signal: controller.signal })
+      .catch(() => 'aborted');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(service.deps.work.waiting, 1);
+    controller.abort();
+    assert.equal(await waiting, 'aborted');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(service.deps.work.waiting, 0);
+  });
 });

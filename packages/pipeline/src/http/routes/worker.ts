@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { IncomingMessage } from 'node:http';
 import {
   ARTIFACT_PATH_HEADER,
   ClaimRequestSchema,
@@ -49,11 +48,14 @@ function parseWait(value: unknown): number {
   return Math.min(Number(value), MAX_CLAIM_WAIT_SECONDS);
 }
 
-/** Aborts when the client goes away or the server shuts down, so a long poll never outlives either. */
-function abortOnDisconnect(context: HttpContext, raw: IncomingMessage, reply: FastifyReply): AbortSignal {
+/**
+ * The signal a long poll waits on: the server's shutdown, plus the response closing (the client went
+ * away). A claim that does not wait needs no listener at all, which keeps keep-alive sockets clean.
+ */
+function abortSignalFor(context: HttpContext, reply: FastifyReply, waitSeconds: number): AbortSignal {
+  if (waitSeconds === 0) return context.shutdown;
   const controller = new AbortController();
   reply.raw.once('close', () => controller.abort());
-  raw.socket?.once('close', () => controller.abort());
   return AbortSignal.any([controller.signal, context.shutdown]);
 }
 
@@ -70,10 +72,11 @@ export function registerWorkerRoutes(app: FastifyInstance, context: HttpContext)
       const worker = requireWorker(request);
       const parsed = parseWith(ClaimRequestSchema, parseJsonBody(request));
       if (!parsed.ok) throw new ServiceError(400, parsed.message);
+      const waitSeconds = parseWait(request.query.wait);
       const task = await claimTask(deps, worker, parsed.value, {
-        waitSeconds: parseWait(request.query.wait),
+        waitSeconds,
         baseUrl: baseUrlOf(request, deps.config.publicUrl),
-        abort: abortOnDisconnect(context, request.raw, reply),
+        abort: abortSignalFor(context, reply, waitSeconds),
       });
       if (task === null) return reply.code(204).send();
       request.log.info({ task: task.id, name: task.name, attempt: task.attempt, worker: worker.name }, 'task claimed');
