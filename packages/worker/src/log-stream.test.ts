@@ -94,6 +94,7 @@ test('halves its chunk size when the server answers 413', async () => {
       assert.equal(await stream.finish(), true);
       assert.equal(server.length, 1_000_000);
       assert.ok(server.appends.every((append) => append.size <= 100_000));
+      assert.ok(server.requests <= server.appends.length + 5, `${server.requests} requests for ${server.appends.length} appends`);
     },
     { maxChunkBytes: 1024 * 1024 },
   );

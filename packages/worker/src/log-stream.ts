@@ -3,6 +3,8 @@ import { isRetryable, type ProtocolClient } from './client.js';
 import { Masker } from './masking.js';
 import { Backoff, sleep } from './timing.js';
 
+const MIN_ADAPTIVE_CHUNK = 64 * 1024;
+
 export interface LogStreamOptions {
   /** Local spool file: the log lives here until the server has acknowledged it. */
   spoolPath: string;
@@ -27,6 +29,9 @@ export class LogStream {
   private readonly masker: Masker;
   private readonly flushMs: number;
   private readonly flushBytes: number;
+  /** Largest append the server takes: the configured size, halved for good on each 413. */
+  private largestChunk: number;
+  /** Current append size limit: halved after a broken append, doubled back after a good one. */
   private maxChunkBytes: number;
   private written = 0;
   /** Bytes of the spool the server has acknowledged. */
@@ -44,7 +49,8 @@ export class LogStream {
     this.masker = new Masker(options.masked);
     this.flushMs = options.flushMs ?? 250;
     this.flushBytes = options.flushBytes ?? 64 * 1024;
-    this.maxChunkBytes = options.maxChunkBytes ?? 4 * 1024 * 1024;
+    this.largestChunk = options.maxChunkBytes ?? 4 * 1024 * 1024;
+    this.maxChunkBytes = this.largestChunk;
     this.pump = this.send();
   }
 
@@ -150,15 +156,21 @@ export class LogStream {
       if (result.kind === 'appended') {
         this.acked = Math.min(this.written, Math.max(this.acked, result.offset - this.base));
         this.pendingSince = Date.now();
+        this.maxChunkBytes = Math.min(this.largestChunk, this.maxChunkBytes * 2);
         return 'sent';
       }
       if (result.kind === 'too-large') {
-        this.maxChunkBytes = Math.max(1024, Math.floor(this.maxChunkBytes / 2));
+        this.largestChunk = Math.max(1024, Math.floor(size / 2));
+        this.maxChunkBytes = Math.min(this.maxChunkBytes, this.largestChunk);
         return 'sent';
       }
       return this.resumeAt(result.expectedOffset);
     } catch (error) {
-      if (isRetryable(error)) return 'retry';
+      if (isRetryable(error)) {
+        // On a network that keeps cutting connections, a smaller append is likelier to get through.
+        this.maxChunkBytes = Math.min(this.largestChunk, Math.max(MIN_ADAPTIVE_CHUNK, Math.floor(size / 2)));
+        return 'retry';
+      }
       this.options.onRejected?.(`log append refused: ${(error as Error).message}`);
       return 'refused';
     }

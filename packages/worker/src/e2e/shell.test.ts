@@ -191,7 +191,7 @@ tasks:
       - seq 1 400000
       - echo "tail line"
 `);
-    const worker = await stack.startWorker('behind-proxy', ['--features', 'proxy-test', '--poll-wait', '1'], `http://127.0.0.1:${port}`);
+    const worker = await stack.startWorker('behind-proxy', ['--features', 'proxy-test', '--poll-wait', '1', '--verbose'], `http://127.0.0.1:${port}`);
     const read = await stack.waitForJob(project.id, job, 90_000);
     const chatty = byName(read).chatty!;
     assert.equal(chatty.state, 'success', worker.output);

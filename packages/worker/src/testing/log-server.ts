@@ -49,7 +49,8 @@ export class LogServer {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const fault = this.options.fault?.(this.requests++) ?? null;
+    const fault = this.options.fault?.(this.requests) ?? null;
+    this.requests += 1;
     if (fault === 'drop-before') return void req.socket.destroy();
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
