@@ -167,6 +167,8 @@ export class TaskRun {
 
   private async beat(): Promise<void> {
     const intervalMs = this.task.heartbeat_interval * 1000;
+    // The claim itself started the lease, so the first beat is due one interval later.
+    await sleep(intervalMs, this.over.signal);
     while (!this.over.signal.aborted) {
       try {
         const answer = await this.deps.client.heartbeat(this.task.endpoints.heartbeat);

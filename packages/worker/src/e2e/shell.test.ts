@@ -1,6 +1,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { commitFiles, makeRepo } from '../testing/git.js';
 import { FlakyProxy } from '../testing/flaky-proxy.js';
@@ -233,3 +235,38 @@ tasks:
   assert.match(worker.output, /SIGTERM: no more claims/);
   assert.match(worker.output, /task endless \(\S+\) worker shutdown: exit_code=- /);
 });
+
+test('a second SIGTERM ends the running task tree at once and exits', async () => {
+  const pidFile = join(stack.dir, 'impatient.pid');
+  await runPipeline(`
+image: localhost/conveyor-test:latest
+tasks:
+  endless:
+    requires: [twice-test]
+    script:
+      - sleep 300 & echo $! > ${pidFile}
+      - wait
+`);
+  const worker = await stack.startWorker('impatient', ['--features', 'twice-test', '--grace', '300']);
+  await worker.waitFor(/claimed task endless/);
+  let pid = 0;
+  while (pid === 0) pid = Number(await readFile(pidFile, 'utf8').catch(() => '0')) || 0;
+  worker.child.kill('SIGTERM');
+  await worker.waitFor(/SIGTERM: no more claims/);
+  const signalled = Date.now();
+  worker.child.kill('SIGTERM');
+  assert.equal(await worker.exited, 143);
+  assert.ok(Date.now() - signalled < 3_000);
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(isRunning(pid), false, 'the task process is gone');
+});
+
+/** Running, as opposed to gone or a zombie (which a container's init may never reap). */
+function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
