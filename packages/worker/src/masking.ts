@@ -37,13 +37,6 @@ export class Masker {
     this.tail = Buffer.alloc(0);
     return maskUpTo(data, this.secrets, data.length).output;
   }
-
-  /** Masks a whole string at once (for lines the worker itself writes into the log). */
-  maskText(text: string): string {
-    let out = text;
-    for (const secret of this.secrets) out = out.split(secret.toString('utf8')).join('***');
-    return out;
-  }
 }
 
 /**

@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { commitFiles, makeRepo } from '../testing/git.js';
 import { FlakyProxy } from '../testing/flaky-proxy.js';
@@ -169,7 +169,7 @@ tasks:
   await stack.waitForTask(byName(await stack.readJob(project.id, job)).survivor!.id, (t) => t.task.log_size > 0);
   first.child.kill('SIGKILL');
   await first.exited;
-  const second = await stack.startWorker('rescuer', ['--features', 'kill-test']);
+  const second = await stack.startWorker('rescuer', ['--features', 'kill-test', '--keep-work']);
   const read = await stack.waitForJob(project.id, job, 30_000);
   const survivor = byName(read).survivor!;
   assert.deepEqual([read.job.state, survivor.state, survivor.attempt, survivor.worker_name], ['success', 'success', 2, 'rescuer']);
@@ -177,6 +177,11 @@ tasks:
   assert.equal((await stack.readLog(project.id, job, survivor.id)).toString(), '$ echo "running on attempt"\nrunning on attempt\n$ sleep 2\n$ echo finished\nfinished\n');
   assert.match(second.output, /claimed task survivor \(\S+\) attempt 2/);
   await second.stop();
+  // --keep-work kept the task's directory; without it (the general worker) nothing is left.
+  const kept = await readdir(join(stack.dir, 'work-rescuer'));
+  assert.equal(kept.length, 1);
+  assert.equal(await readFile(join(stack.dir, 'work-rescuer', kept[0]!, 'src', 'README.md'), 'utf8'), 'e2e\n');
+  assert.deepEqual(await readdir(join(stack.dir, 'work-general')), []);
 });
 
 test('a log reaches the server whole and in order through a proxy that drops connections at random', async () => {
