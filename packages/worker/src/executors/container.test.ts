@@ -84,3 +84,25 @@ test('a service that cannot start fails the task with the runtime message', asyn
     await run.dispose();
   }
 });
+
+test('refuses payload values that would become runtime flags or mount options', async () => {
+  const cases: [string, string, { name: string; image: string }[]][] = [
+    ['--privileged', '/builds/project', []],
+    [image, '/builds/project:rw', []],
+    [image, 'relative', []],
+    [image, '/builds/project', [{ name: 'evil', image: '-v=/:/host' }]],
+    [image, '/builds/project', [{ name: 'Bad\nname', image }]],
+  ];
+  for (const [taskImage, workdir, services] of cases) {
+    const run = await prepareRun(['echo never'], {}, services.map((s) => ({ ...s, env: {}, command: [] })), taskImage);
+    try {
+      run.spec.workdir = workdir;
+      const result = await executor.run(run.spec, new AbortController().signal);
+      assert.equal(result.exitCode, 125, `${taskImage} ${workdir}`);
+      assert.match(run.output(), /^conveyor: refused /);
+      assert.equal(containersLeft(), '');
+    } finally {
+      await run.dispose();
+    }
+  }
+});

@@ -27,6 +27,26 @@ export interface ContainerOptions {
 
 const SCRIPT_MOUNT = '/.conveyor';
 
+/**
+ * What the payload may put on the runtime's command line. An image is a positional argument: one
+ * starting with `-` would be read as a flag (`--privileged`), and a service's command, which follows
+ * it, could then supply the rest. A workdir goes into `-v src:workdir`, where `:` and `,` add options.
+ */
+const IMAGE = /^[A-Za-z0-9][A-Za-z0-9._/:@+-]*$/;
+const WORKDIR = /^\/[^:,\n\0]*$/;
+const SERVICE_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
+const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function checkSpec(spec: ExecutionSpec): string | null {
+  if (!IMAGE.test(spec.image)) return `refused image ${JSON.stringify(spec.image)}: not an image reference`;
+  if (!WORKDIR.test(spec.workdir)) return `refused workdir ${JSON.stringify(spec.workdir)}: must be an absolute path without ':' or ','`;
+  for (const service of spec.services) {
+    if (!IMAGE.test(service.image)) return `refused image ${JSON.stringify(service.image)} of service ${JSON.stringify(service.name)}: not an image reference`;
+    if (!SERVICE_NAME.test(service.name)) return `refused service name ${JSON.stringify(service.name)}`;
+  }
+  return null;
+}
+
 async function writeHosts(spec: ExecutionSpec): Promise<string> {
   const names = spec.services.map((service) => service.name).join(' ');
   const path = join(spec.scriptDir, 'hosts');
@@ -49,6 +69,11 @@ export class ContainerExecutor implements Executor {
   }
 
   async run(spec: ExecutionSpec, signal: AbortSignal): Promise<ExecutionResult> {
+    const refused = checkSpec(spec);
+    if (refused !== null) {
+      await spec.note(`conveyor: ${refused}`);
+      return { exitCode: 125 };
+    }
     const base = `conveyor-${spec.taskId.replace(/[^a-zA-Z0-9_.-]/g, '').slice(0, 40)}-${randomBytes(4).toString('hex')}`;
     const names: string[] = [];
     // Services are reachable under their names too: every container of the task gets a hosts file
@@ -73,7 +98,8 @@ export class ContainerExecutor implements Executor {
   private async startService(spec: ExecutionSpec, service: ServiceSpec, name: string, network: string[]): Promise<string | null> {
     const envFile = join(spec.scriptDir, `${name}.env`);
     // Service variables go through a file, not the command line, where `ps` would show them.
-    await writeFile(envFile, Object.entries(service.env).map(([k, v]) => `${k}=${v.replace(/\n/g, ' ')}\n`).join(''), { mode: 0o600 });
+    const variables = Object.entries(service.env).filter(([key]) => VARIABLE.test(key));
+    await writeFile(envFile, variables.map(([key, value]) => `${key}=${value.replace(/\n/g, ' ')}\n`).join(''), { mode: 0o600 });
     this.live.add(name);
     const args = [...this.options.globalArgs, 'run', '-d', '--name', name, '--label', this.options.label, ...this.options.runArgs, ...network];
     args.push('--env-file', envFile, service.image, ...service.command);
