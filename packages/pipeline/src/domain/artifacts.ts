@@ -1,14 +1,14 @@
-import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ServiceError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { StoredArtifact, Worker } from '../store/types.js';
 import { sanitizeArtifactPath } from './artifact-path.js';
 import type { PipelineDeps } from './deps.js';
+import { MeasuringStream } from './measure-stream.js';
 import { findHeldTask } from './worker-protocol.js';
 
 export function artifactFilePath(dataPath: string, artifactId: string): string {
@@ -21,21 +21,6 @@ export interface ArtifactUpload {
   body: Readable;
   /** False once the connection broke or carried bytes past the declared length; nothing is kept then. */
   isConnectionIntact: () => boolean;
-}
-
-/** Passes bytes through while counting them and hashing them, so the file is read once. */
-function measure(): Transform & { bytes: number; sha256: () => string } {
-  const hash = createHash('sha256');
-  const tap = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      tap.bytes += chunk.length;
-      hash.update(chunk);
-      callback(null, chunk);
-    },
-  }) as Transform & { bytes: number; sha256: () => string };
-  tap.bytes = 0;
-  tap.sha256 = () => hash.digest('hex');
-  return tap;
 }
 
 /**
@@ -52,9 +37,10 @@ export async function receiveArtifact(deps: PipelineDeps, worker: Worker, taskId
   const id = newId();
   const temporary = join(deps.config.dataPath, 'tmp', `${id}.upload`);
   await mkdir(join(deps.config.dataPath, 'tmp'), { recursive: true });
-  const tap = measure();
+  const tap = new MeasuringStream();
   try {
-    await pipeline(upload.body, tap, createWriteStream(temporary, { flags: 'wx' }));
+    // Large write buffers mean fewer, bigger writes to disk for large artifacts.
+    await pipeline(upload.body, tap, createWriteStream(temporary, { flags: 'wx', highWaterMark: 1024 * 1024 }));
   } catch {
     await rm(temporary, { force: true });
     throw new ServiceError(400, `the body ended after ${tap.bytes} of ${upload.declaredLength} declared bytes`);
