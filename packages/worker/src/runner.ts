@@ -54,9 +54,22 @@ export class TaskRun {
     const started = Date.now();
     deps.print(`claimed task ${task.name} (${task.id}) attempt ${task.attempt}`);
     const dir = join(deps.config.workDir, `${task.id.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64)}-${task.attempt}-${randomBytes(3).toString('hex')}`);
-    await mkdir(join(dir, 'src'), { recursive: true });
-    await mkdir(join(dir, 'script'));
-    const log = await LogStream.open({ spoolPath: join(dir, 'log'), url: task.endpoints.log, client: deps.client, masked: task.masked, onRejected: (why) => this.lose(why) });
+    let log: LogStream;
+    try {
+      await mkdir(join(dir, 'src'), { recursive: true });
+      await mkdir(join(dir, 'script'));
+      log = await LogStream.open({ spoolPath: join(dir, 'log'), url: task.endpoints.log, client: deps.client, masked: task.masked, onRejected: (why) => this.lose(why) });
+    } catch (error) {
+      // No place to work in (a full disk, a removed work dir): say so to the server rather than go silent.
+      const outcome = { success: false, exit_code: null, error: `worker error: ${(error as Error).message}` };
+      const beats = this.beat();
+      await this.complete(outcome);
+      this.over.abort();
+      await beats;
+      await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+      deps.print(`task ${task.name} (${task.id}) ${outcome.error}`);
+      return;
+    }
     this.log = log;
     const beats = this.beat();
     // Counted from the claim, as the server counts it: past timeout (plus a grace) it fails the task itself.
@@ -74,7 +87,9 @@ export class TaskRun {
     if (this.lostReason === null) await this.complete(outcome);
     this.over.abort();
     await beats;
-    if (!deps.config.keepWork) await rm(dir, { recursive: true, force: true });
+    if (!deps.config.keepWork) {
+      await rm(dir, { recursive: true, force: true }).catch((error: Error) => deps.print(`could not remove ${dir}: ${error.message}`));
+    }
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     if (this.lostReason !== null) {
       deps.print(`task ${task.name} (${task.id}) lost after ${seconds}s: ${this.lostReason}; dropped its log and outcome`);

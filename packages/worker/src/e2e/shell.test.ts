@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { commitFiles, makeRepo } from '../testing/git.js';
 import { FlakyProxy } from '../testing/flaky-proxy.js';
@@ -275,3 +275,25 @@ function isRunning(pid: number): boolean {
     return false;
   }
 }
+
+test('a worker that cannot prepare a task directory reports the task failed instead of going silent', async () => {
+  const worker = await stack.startWorker('no-room', ['--features', 'room-test']);
+  // The work directory is replaced by a file: every task directory below it fails to be created.
+  await rm(join(stack.dir, 'work-no-room'), { recursive: true, force: true });
+  await writeFile(join(stack.dir, 'work-no-room'), 'not a directory\n');
+  const job = await runPipeline(`
+image: none
+tasks:
+  homeless:
+    requires: [room-test]
+    script:
+      - echo never
+`);
+  const read = await stack.waitForJob(project.id, job, 30_000);
+  const task = await stack.readTask(byName(read).homeless!.id);
+  assert.equal(task.task.state, 'failure');
+  assert.match(task.task.error ?? '', /^worker error: ENOTDIR/);
+  await worker.waitFor(/task homeless \(\S+\) worker error: ENOTDIR/);
+  assert.equal(worker.child.exitCode, null, 'the worker keeps running');
+  await worker.stop();
+});
