@@ -35,7 +35,8 @@ export class TaskRun {
   private readonly over = new AbortController();
   private endReason: EndReason | null = null;
   private lostReason: string | null = null;
-  private lastBeat = Date.now();
+  private readonly claimedAt = Date.now();
+  private lastBeat = this.claimedAt;
   private log: LogStream | null = null;
   private artifacts = 0;
   private serverState: string | null = null;
@@ -54,42 +55,55 @@ export class TaskRun {
     const started = Date.now();
     deps.print(`claimed task ${task.name} (${task.id}) attempt ${task.attempt}`);
     const dir = join(deps.config.workDir, `${task.id.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64)}-${task.attempt}-${randomBytes(3).toString('hex')}`);
-    let log: LogStream;
-    try {
-      await mkdir(join(dir, 'src'), { recursive: true });
-      await mkdir(join(dir, 'script'));
-      log = await LogStream.open({ spoolPath: join(dir, 'log'), url: task.endpoints.log, client: deps.client, masked: task.masked, onRejected: (why) => this.lose(why) });
-    } catch (error) {
-      // No place to work in (a full disk, a removed work dir): say so to the server rather than go silent.
-      const outcome = { success: false, exit_code: null, error: `worker error: ${(error as Error).message}` };
-      const beats = this.beat();
-      await this.complete(outcome);
-      this.over.abort();
-      await beats;
-      await rm(dir, { recursive: true, force: true }).catch(() => undefined);
-      deps.print(`task ${task.name} (${task.id}) ${outcome.error}`);
-      return;
-    }
-    this.log = log;
     const beats = this.beat();
-    // Counted from the claim, as the server counts it: past timeout (plus a grace) it fails the task itself.
-    const timer = setTimeout(() => this.end('timeout'), task.timeout * 1000);
+    let log: LogStream | null = null;
     let outcome: CompleteRequest;
     try {
-      outcome = await this.execute(dir, log);
+      log = await this.prepare(dir);
+      outcome = await this.executeWithTimeout(dir, log);
+      await log.finish();
     } catch (error) {
-      outcome = this.endReason !== null ? this.ended() : { success: false, exit_code: null, error: `worker error: ${(error as Error).message}` };
-      await log.note(`conveyor: ${outcome.error}`);
-    } finally {
-      clearTimeout(timer);
+      // No place to work in (a full disk, a removed work dir): say so to the server rather than go silent.
+      outcome = { success: false, exit_code: null, error: `worker error: ${(error as Error).message}` };
     }
-    await log.finish();
     if (this.lostReason === null) await this.complete(outcome);
     this.over.abort();
     await beats;
-    if (!deps.config.keepWork) {
-      await rm(dir, { recursive: true, force: true }).catch((error: Error) => deps.print(`could not remove ${dir}: ${error.message}`));
+    await this.removeDirectory(dir);
+    this.printEnd(outcome, log?.size ?? 0, started);
+  }
+
+  private async prepare(dir: string): Promise<LogStream> {
+    await mkdir(join(dir, 'src'), { recursive: true });
+    await mkdir(join(dir, 'script'));
+    const log = await LogStream.open({
+      spoolPath: join(dir, 'log'), url: this.task.endpoints.log, client: this.deps.client, masked: this.task.masked, onRejected: (why) => this.lose(why),
+    });
+    this.log = log;
+    return log;
+  }
+
+  private async executeWithTimeout(dir: string, log: LogStream): Promise<CompleteRequest> {
+    // Counted from the claim, as the server counts it: past timeout (plus a grace) it fails the task itself.
+    const timer = setTimeout(() => this.end('timeout'), this.task.timeout * 1000 - (Date.now() - this.claimedAt));
+    try {
+      return await this.execute(dir, log);
+    } catch (error) {
+      const outcome = this.endReason !== null ? this.ended() : { success: false, exit_code: null, error: `worker error: ${(error as Error).message}` };
+      await log.note(`conveyor: ${outcome.error}`);
+      return outcome;
+    } finally {
+      clearTimeout(timer);
     }
+  }
+
+  private async removeDirectory(dir: string): Promise<void> {
+    if (this.deps.config.keepWork) return;
+    await rm(dir, { recursive: true, force: true }).catch((error: Error) => this.deps.print(`could not remove ${dir}: ${error.message}`));
+  }
+
+  private printEnd(outcome: CompleteRequest, logBytes: number, started: number): void {
+    const { task, deps } = this;
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     if (this.lostReason !== null) {
       deps.print(`task ${task.name} (${task.id}) lost after ${seconds}s: ${this.lostReason}; dropped its log and outcome`);
@@ -97,7 +111,7 @@ export class TaskRun {
     }
     const word = outcome.error ?? (outcome.success ? 'success' : 'failure');
     const state = this.serverState === null ? '' : ` state=${this.serverState}`;
-    deps.print(`task ${task.name} (${task.id}) ${word}: exit_code=${outcome.exit_code ?? '-'} duration=${seconds}s log=${log.size}B artifacts=${this.artifacts}${state}`);
+    deps.print(`task ${task.name} (${task.id}) ${word}: exit_code=${outcome.exit_code ?? '-'} duration=${seconds}s log=${logBytes}B artifacts=${this.artifacts}${state}`);
   }
 
   private async execute(dir: string, log: LogStream): Promise<CompleteRequest> {
@@ -112,14 +126,11 @@ export class TaskRun {
     if (script.rejected.length > 0) await log.note(`conveyor: variables not exported (not shell names): ${script.rejected.join(', ')}`);
     await writeFile(join(dir, 'script', SCRIPT_NAME), script.text, { mode: 0o644 });
 
-    const result = await deps.executor
-      .run(
-        {
-          taskId: task.id, image: task.image, workdir: task.workdir, hostDir: src, scriptDir: join(dir, 'script'), scriptName: SCRIPT_NAME,
-          services: task.services, output: (chunk) => log.write(chunk), note: (text) => log.note(text),
-        },
-        this.scriptControl.signal,
-      );
+    const spec = {
+      taskId: task.id, image: task.image, workdir: task.workdir, hostDir: src, scriptDir: join(dir, 'script'), scriptName: SCRIPT_NAME,
+      services: task.services, output: (chunk: Buffer) => log.write(chunk), note: (text: string) => log.note(text),
+    };
+    const result = await deps.executor.run(spec, this.scriptControl.signal);
     if (this.lostReason !== null || this.endReason !== null) return this.ended();
 
     let error: string | null = null;
