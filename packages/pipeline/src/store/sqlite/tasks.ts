@@ -55,8 +55,8 @@ export function createTaskMethods(db: Db): TaskMethods {
     return row === undefined ? null : toTask(row);
   }
 
-  /** Records an outcome for a held task and settles its job. Runs inside a transaction. */
-  function applyOutcome(task: Task, outcome: TaskOutcome, now: number): TaskTransition {
+  /** Records an outcome for a held task (its job is settled by the caller). Runs inside a transaction. */
+  function recordOutcome(task: Task, outcome: TaskOutcome, now: number): TaskState {
     const cancelRequested = cancelFlag.get(task.jobId)?.cancel_requested === 1;
     const state = nextStateAfter(task, outcome, cancelRequested);
     const requeued = state === 'waiting';
@@ -65,8 +65,7 @@ export function createTaskMethods(db: Db): TaskMethods {
          worker_id = CASE WHEN ? THEN NULL ELSE worker_id END
        WHERE id = ?`,
     ).run(state, outcome.exitCode, outcome.error, requeued ? null : now, requeued ? 1 : 0, task.id);
-    const unblocked = settleJob(db, task.jobId, now);
-    return { task: getTask(task.id) as Task, workBecameAvailable: requeued || unblocked };
+    return state;
   }
 
   const claim = db.transaction((filter: ClaimFilter, lease: ClaimLease): Task | null => {
@@ -90,17 +89,27 @@ export function createTaskMethods(db: Db): TaskMethods {
   const complete = db.transaction(
     (taskId: string, workerId: string, outcome: TaskOutcome, now: number): TaskTransition | null => {
       const row = heldTask.get(taskId, workerId);
-      return row === undefined ? null : applyOutcome(toTask(row), outcome, now);
+      if (row === undefined) return null;
+      const requeued = recordOutcome(toTask(row), outcome, now) === 'waiting';
+      const unblocked = settleJob(db, row.job_id, now);
+      return { task: getTask(taskId) as Task, workBecameAvailable: requeued || unblocked };
     },
   );
 
-  const reap = db.transaction((now: number): TaskTransition[] =>
-    expired.all(now, now).map((row) => {
-      const task = toTask(row);
+  // Every lapsed task is recorded first and each job settled once, however many of its tasks lapsed.
+  const reap = db.transaction((now: number): TaskTransition[] => {
+    const lapsed = expired.all(now, now).map(toTask);
+    let workBecameAvailable = false;
+    for (const task of lapsed) {
       const timedOut = task.deadlineAt !== null && task.deadlineAt <= now;
-      return applyOutcome(task, { success: false, exitCode: null, error: timedOut ? 'timeout' : 'worker lost' }, now);
-    }),
-  );
+      const outcome = { success: false, exitCode: null, error: timedOut ? 'timeout' : 'worker lost' };
+      if (recordOutcome(task, outcome, now) === 'waiting') workBecameAvailable = true;
+    }
+    for (const jobId of new Set(lapsed.map((task) => task.jobId))) {
+      if (settleJob(db, jobId, now)) workBecameAvailable = true;
+    }
+    return lapsed.map((task) => ({ task: getTask(task.id) as Task, workBecameAvailable }));
+  });
 
   return {
     getTask,
