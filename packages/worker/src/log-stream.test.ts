@@ -11,7 +11,7 @@ async function withStream(
   server: LogServer,
   masked: string[],
   body: (stream: LogStream, rejections: string[]) => Promise<void>,
-  options: { maxChunkBytes?: number } = {},
+  options: { maxChunkBytes?: number; onFull?: (stored: number) => void } = {},
 ): Promise<void> {
   const url = await server.start();
   const dir = await mkdtemp(join(tmpdir(), 'conveyor-log-'));
@@ -110,4 +110,22 @@ test('stops and reports when the server refuses the log for good', async () => {
     assert.equal(server.content().toString(), 'first\n');
     assert.match(rejections[0] ?? '', /HTTP 404/);
   });
+});
+
+test('stops sending, without losing the task, once the server refuses more log at its size limit', async () => {
+  const server = new LogServer({ maxLog: 300_000 });
+  let fullAt = -1;
+  await withStream(
+    server,
+    [],
+    async (stream, rejections) => {
+      for (let i = 0; i < 10; i++) await stream.write(Buffer.alloc(100_000, 'q'));
+      assert.equal(await stream.finish(), false);
+      assert.deepEqual(rejections, []);
+      assert.ok(server.length <= 300_000 && server.length >= 300_000 - 64 * 1024, `stored ${server.length}`);
+      assert.equal(fullAt, server.length);
+      assert.ok(server.requests < 20, `${server.requests} requests`);
+    },
+    { onFull: (stored) => (fullAt = stored) },
+  );
 });

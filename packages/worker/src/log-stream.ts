@@ -17,6 +17,8 @@ export interface LogStreamOptions {
   maxChunkBytes?: number;
   /** Told once when the server refuses the log for good (the task is no longer ours). */
   onRejected?: (reason: string) => void;
+  /** Told once when the server takes no more log (413 on a small append: its log limit); the task goes on. */
+  onFull?: (storedBytes: number) => void;
 }
 
 /**
@@ -41,6 +43,8 @@ export class LogStream {
   private pendingSince = 0;
   private finishing = false;
   private stopped = false;
+  /** The server takes no more: further output is not even spooled (a runaway log must not fill the disk). */
+  private full = false;
   private wake: (() => void) | null = null;
   private writes: Promise<void> = Promise.resolve();
   private readonly pump: Promise<boolean>;
@@ -95,7 +99,7 @@ export class LogStream {
   }
 
   private async append(bytes: Buffer): Promise<void> {
-    if (bytes.length === 0) return;
+    if (bytes.length === 0 || this.full) return;
     const wasIdle = this.acked === this.written;
     if (wasIdle) this.pendingSince = Date.now();
     let done = 0;
@@ -160,7 +164,14 @@ export class LogStream {
         return 'sent';
       }
       if (result.kind === 'too-large') {
-        this.largestChunk = Math.max(1024, Math.floor(size / 2));
+        // A 413 means a body above the server's limit or a log at its size limit; only a smaller
+        // append tells which. Once even a small one is refused, the rest of the log is dropped.
+        if (size <= MIN_ADAPTIVE_CHUNK) {
+          this.full = true;
+          this.options.onFull?.(this.base + this.acked);
+          return 'refused';
+        }
+        this.largestChunk = Math.max(MIN_ADAPTIVE_CHUNK, Math.floor(size / 2));
         this.maxChunkBytes = Math.min(this.maxChunkBytes, this.largestChunk);
         return 'sent';
       }

@@ -78,6 +78,7 @@ export class TaskRun {
     await mkdir(join(dir, 'script'));
     const log = await LogStream.open({
       spoolPath: join(dir, 'log'), url: this.task.endpoints.log, client: this.deps.client, masked: this.task.masked, onRejected: (why) => this.lose(why),
+      onFull: (stored) => this.deps.print(`task ${this.task.name} (${this.task.id}): the server takes no more log after ${stored} bytes; the rest is dropped`),
     });
     this.log = log;
     return log;

@@ -8,13 +8,14 @@ import { byName, findFreePort, Stack, type Proc } from './stack.js';
 // the server is back within the lease; past the lease it drops them and says so. The service is
 // killed outright (SIGKILL) and restarted on the same port and database.
 const INTERVAL = 3; // seconds: the lease is 9 s
+const LOG_LIMIT = 1024 * 1024;
 let stack: Stack;
 let worker: Proc;
 let repo: string;
 let project: { id: string; trigger_secret: string };
 
 before(async () => {
-  stack = await Stack.start({ heartbeatInterval: INTERVAL, port: await findFreePort() });
+  stack = await Stack.start({ heartbeatInterval: INTERVAL, port: await findFreePort(), maxLogBytes: LOG_LIMIT });
   repo = join(stack.dir, 'repo');
   await makeRepo(repo, { 'README.md': 'outage\n' });
   project = await stack.createProject('e2e-outage', repo);
@@ -78,4 +79,24 @@ tasks:
       - echo still here
 `);
   assert.equal(byName(await stack.waitForJob(project.id, next, 30_000)).afterwards?.state, 'success');
+});
+
+test('a log past the size limit of the service is cut there, and the task still completes', async () => {
+  const job = await runPipeline(`
+image: none
+tasks:
+  verbose:
+    script:
+      - seq 1 500000
+      - echo done
+`);
+  const read = await stack.waitForJob(project.id, job, 30_000);
+  const verbose = byName(read).verbose!;
+  assert.equal(verbose.state, 'success', worker.output);
+  const { task } = await stack.readTask(verbose.id);
+  assert.ok(task.log_size <= LOG_LIMIT && task.log_size > LOG_LIMIT - 64 * 1024, `stored ${task.log_size}`);
+  const log = (await stack.readLog(project.id, job, verbose.id)).toString();
+  assert.ok(log.startsWith('$ seq 1 500000\n1\n2\n3\n'));
+  await worker.waitFor(/task verbose \(\S+\): the server takes no more log after \d+ bytes; the rest is dropped/);
+  await worker.waitFor(/task verbose \(\S+\) success: exit_code=0/);
 });

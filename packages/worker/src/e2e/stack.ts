@@ -57,7 +57,7 @@ export class Stack {
   private constructor(readonly dir: string, public server: Proc, readonly url: string, private readonly env: NodeJS.ProcessEnv) {}
 
   /** `port` pins the port, so the service can be restarted where its workers expect it. */
-  static async start(options: { heartbeatInterval?: number; port?: number } = {}): Promise<Stack> {
+  static async start(options: { heartbeatInterval?: number; port?: number; maxLogBytes?: number } = {}): Promise<Stack> {
     const dir = await mkdtemp(join(tmpdir(), 'conveyor-e2e-'));
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
@@ -68,7 +68,7 @@ export class Stack {
       PIPELINE_HOST: '127.0.0.1',
       PIPELINE_LOG_LEVEL: 'warn',
       PIPELINE_HEARTBEAT_INTERVAL: String(options.heartbeatInterval ?? 1),
-      PIPELINE_MAX_LOG_BYTES: String(256 * 1024 * 1024),
+      PIPELINE_MAX_LOG_BYTES: String(options.maxLogBytes ?? 256 * 1024 * 1024),
     };
     const server = await startServer(dir, env);
     const [, url] = await server.waitFor(/Listening on (http:\/\/\S+)/);

@@ -8,6 +8,8 @@ export interface LogServerOptions {
   fault?: (requestNumber: number) => Fault;
   /** Bodies larger than this are answered 413. */
   maxBody?: number;
+  /** A log that would grow past this is answered 413 (the service's log size limit). */
+  maxLog?: number;
 }
 
 /**
@@ -63,6 +65,7 @@ export class LogServer {
     if (!Number.isInteger(offset) || offset < 0) return reply(res, 400, { error: 'bad offset' });
     if (offset > this.length) return reply(res, 409, { error: 'gap', expected_offset: this.length });
     const fresh = body.subarray(this.length - offset);
+    if (this.options.maxLog !== undefined && this.length + fresh.length > this.options.maxLog) return reply(res, 413, { error: 'log limit' });
     if (fresh.length > 0) {
       this.stored.push(fresh);
       this.appends.push({ at: Date.now(), size: fresh.length, offset: this.length });
