@@ -1,5 +1,5 @@
 import type { ClaimRequest } from '@conveyor/protocol';
-import { isRetryable, type ProtocolClient } from './client.js';
+import { ServerError, type ProtocolClient } from './client.js';
 import type { WorkerConfig } from './config.js';
 import type { Executor } from './executors/executor.js';
 import { TaskRun } from './runner.js';
@@ -59,7 +59,7 @@ export class Agent {
         this.lastComplaint = '';
       } catch (error) {
         if (this.stopClaiming.signal.aborted) break;
-        this.complain(`claim failed${isRetryable(error) ? '' : ' (check --url and the token)'}: ${(error as Error).message}`);
+        this.complain(`claim failed${hintFor(error)}: ${(error as Error).message}`);
         await sleep(failing.next(), this.stopClaiming.signal);
         continue;
       }
@@ -88,4 +88,11 @@ export class Agent {
     this.lastComplaint = line;
     this.print(line);
   }
+}
+
+function hintFor(error: unknown): string {
+  if (!(error instanceof ServerError)) return '';
+  if (error.status === 401) return ' (check the worker token)';
+  if (error.status === 404) return ' (check --url)';
+  return '';
 }

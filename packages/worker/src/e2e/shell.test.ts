@@ -1,5 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -7,7 +8,7 @@ import { join } from 'node:path';
 import { commitFiles, makeRepo } from '../testing/git.js';
 import { FlakyProxy } from '../testing/flaky-proxy.js';
 import { seededRandom } from '../testing/log-server.js';
-import { byName, Stack } from './stack.js';
+import { byName, CONVEYOR_BIN, Proc, Stack } from './stack.js';
 
 // End to end: the real pipeline service, a real git repository, real `conveyor worker` processes
 // with the shell executor. One service for the file; each test has its own commit and job.
@@ -296,4 +297,20 @@ tasks:
   await worker.waitFor(/task homeless \(\S+\) worker error: ENOTDIR/);
   assert.equal(worker.child.exitCode, null, 'the worker keeps running');
   await worker.stop();
+});
+
+test('a wrong token is reported once, with a hint, and the worker keeps trying without crashing', async () => {
+  const tokenFile = join(stack.dir, 'wrong.token');
+  await writeFile(tokenFile, 'cw_not-a-real-token\n');
+  const child = spawn(process.execPath, [CONVEYOR_BIN, 'worker', '--url', stack.url, '--token-file', tokenFile, '--name', 'wrong', '--work-dir', join(stack.dir, 'work-wrong')], {
+    env: { PATH: process.env.PATH },
+  });
+  const worker = new Proc(child);
+  stack.workers.push(worker);
+  await worker.waitFor(/claim failed \(check the worker token\): HTTP 401/);
+  await new Promise((r) => setTimeout(r, 2_500));
+  assert.equal(worker.output.match(/claim failed/g)?.length, 1, worker.output);
+  assert.equal(child.exitCode, null);
+  assert.ok(!worker.output.includes('not-a-real-token'));
+  assert.equal(await worker.stop(), 0);
 });
