@@ -71,8 +71,14 @@ export class Stack {
       PIPELINE_MAX_LOG_BYTES: String(options.maxLogBytes ?? 256 * 1024 * 1024),
     };
     const server = await startServer(dir, env);
-    const [, url] = await server.waitFor(/Listening on (http:\/\/\S+)/);
-    return new Stack(dir, server, url!, env);
+    try {
+      const [, url] = await server.waitFor(/Listening on (http:\/\/\S+)/);
+      return new Stack(dir, server, url!, env);
+    } catch (error) {
+      await server.stop('SIGKILL');
+      await rm(dir, { recursive: true, force: true });
+      throw error;
+    }
   }
 
   /** Stops the service (as an outage), waits `downMs`, and starts it again on the same port and data. */
