@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { TaskState } from '@conveyor/protocol';
-import { deriveJobState, initialTaskState, settleBlockedTasks, type GraphTask } from './task-graph.js';
+import { deriveJobState, initialTaskState, settleBlockedTasks, tallyTasks, type GraphTask } from './task-graph.js';
 
 const task = (name: string, state: TaskState, needs: string[] = [], allowFailure = false): GraphTask => ({ id: name, name, state, needs, allowFailure });
 
@@ -35,7 +35,7 @@ describe('settleBlockedTasks', () => {
 });
 
 describe('deriveJobState', () => {
-  const states = (...list: [TaskState, boolean?][]) => list.map(([state, allowFailure = false]) => ({ state, allowFailure }));
+  const states = (...list: [TaskState, boolean?][]) => tallyTasks(list.map(([state, allowFailure = false]) => ({ state, allowFailure })));
   it('is running until every task is final', () => {
     assert.equal(deriveJobState(states(['success'], ['waiting']), false), 'running');
     assert.equal(deriveJobState(states(['success'], ['blocked']), false), 'running');

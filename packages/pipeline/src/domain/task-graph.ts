@@ -53,14 +53,31 @@ export function settleBlockedTasks(tasks: readonly GraphTask[]): Map<string, Tas
   return changes;
 }
 
+/** Counts of a job's tasks that decide its state. */
+export interface JobTally {
+  /** Tasks not yet final: blocked, waiting or running. */
+  open: number;
+  canceled: number;
+  /** Failed without allow_failure, or skipped (which only follows a failure or a cancel). */
+  failed: number;
+}
+
+export function tallyTasks(tasks: readonly { state: TaskState; allowFailure: boolean }[]): JobTally {
+  return {
+    open: tasks.filter((task) => !isFinal(task.state)).length,
+    canceled: tasks.filter((task) => task.state === 'canceled').length,
+    failed: tasks.filter((task) => task.state === 'skipped' || (task.state === 'failure' && !task.allowFailure)).length,
+  };
+}
+
 /**
  * The job's state from its tasks: `running` until every task is final; then `canceled` when the job
  * was canceled, `failure` when a task failed without allow_failure or was skipped, else `success`.
  */
-export function deriveJobState(states: readonly { state: TaskState; allowFailure: boolean }[], cancelRequested: boolean): JobState {
-  if (states.some((task) => !isFinal(task.state))) return 'running';
-  if (cancelRequested || states.some((task) => task.state === 'canceled')) return 'canceled';
-  if (states.some((task) => task.state === 'skipped' || (task.state === 'failure' && !task.allowFailure))) return 'failure';
+export function deriveJobState(tally: JobTally, cancelRequested: boolean): JobState {
+  if (tally.open > 0) return 'running';
+  if (cancelRequested || tally.canceled > 0) return 'canceled';
+  if (tally.failed > 0) return 'failure';
   return 'success';
 }
 

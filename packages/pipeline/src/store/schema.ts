@@ -101,4 +101,7 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX tasks_held_deadline ON tasks (deadline_at) WHERE state = 'running';
   `,
+  `
+  CREATE INDEX tasks_blocked ON tasks (job_id) WHERE state = 'blocked';
+  `,
 ];

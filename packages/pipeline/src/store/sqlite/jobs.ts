@@ -1,5 +1,5 @@
 import type { TaskState } from '@conveyor/protocol';
-import { deriveJobState, initialTaskState, settleBlockedTasks } from '../../domain/task-graph.js';
+import { deriveJobState, initialTaskState, settleBlockedTasks, type JobTally } from '../../domain/task-graph.js';
 import type { Job, PipelineStore, Task } from '../types.js';
 import type { Db } from './database.js';
 import { toJob, toTask, type JobRow, type TaskRow } from './rows.js';
@@ -17,31 +17,55 @@ interface GraphRow {
 /**
  * Brings a job up to date after one of its tasks changed: unblocks or skips dependents and, once every
  * task is final, records the job's outcome. Must run inside the caller's transaction. Returns true when
- * a task became claimable.
+ * a task became claimable. The graph is walked only when the job has blocked tasks; otherwise SQLite
+ * tallies the states (a completion in a 250-task matrix must not parse 250 rows).
  */
 export function settleJob(db: Db, jobId: string, now: number): boolean {
-  const rows = db
-    .prepare<[string], GraphRow>('SELECT id, name, state, allow_failure, needs FROM tasks WHERE job_id = ?')
-    .all(jobId);
-  const tasks = rows.map((row) => ({
-    id: row.id,
-    name: row.name,
-    state: row.state as TaskState,
-    allowFailure: row.allow_failure === 1,
-    needs: JSON.parse(row.needs) as string[],
-  }));
-  const changes = settleBlockedTasks(tasks);
-  const update = db.prepare('UPDATE tasks SET state = ?, finished_at = ? WHERE id = ?');
-  for (const [id, state] of changes) update.run(state, state === 'skipped' ? now : null, id);
-  for (const task of tasks) task.state = changes.get(task.id) ?? task.state;
-
   const job = db.prepare<[string], { state: string; cancel_requested: number }>(
     'SELECT state, cancel_requested FROM jobs WHERE id = ?',
   ).get(jobId);
-  if (job !== undefined && job.state === 'running') {
-    const state = deriveJobState(tasks, job.cancel_requested === 1);
+  if (job === undefined) return false;
+  const unblocked = hasBlockedTasks(db, jobId) ? settleBlocked(db, jobId, now) : false;
+  if (job.state === 'running') {
+    const state = deriveJobState(tallyJob(db, jobId), job.cancel_requested === 1);
     if (state !== 'running') db.prepare('UPDATE jobs SET state = ?, finished_at = ? WHERE id = ?').run(state, now, jobId);
   }
+  return unblocked;
+}
+
+function hasBlockedTasks(db: Db, jobId: string): boolean {
+  return db.prepare("SELECT 1 FROM tasks WHERE job_id = ? AND state = 'blocked' LIMIT 1").get(jobId) !== undefined;
+}
+
+function tallyJob(db: Db, jobId: string): JobTally {
+  const row = db
+    .prepare<[string], JobTally>(
+      `SELECT
+         COALESCE(SUM(state IN ('blocked', 'waiting', 'running')), 0) AS open,
+         COALESCE(SUM(state = 'canceled'), 0) AS canceled,
+         COALESCE(SUM(state = 'skipped' OR (state = 'failure' AND allow_failure = 0)), 0) AS failed
+       FROM tasks WHERE job_id = ?`,
+    )
+    .get(jobId);
+  return row ?? { open: 0, canceled: 0, failed: 0 };
+}
+
+/** Applies the graph rules to the job's blocked tasks; true when one became claimable. */
+function settleBlocked(db: Db, jobId: string, now: number): boolean {
+  const rows = db
+    .prepare<[string], GraphRow>('SELECT id, name, state, allow_failure, needs FROM tasks WHERE job_id = ?')
+    .all(jobId);
+  const changes = settleBlockedTasks(
+    rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      state: row.state as TaskState,
+      allowFailure: row.allow_failure === 1,
+      needs: JSON.parse(row.needs) as string[],
+    })),
+  );
+  const update = db.prepare('UPDATE tasks SET state = ?, finished_at = ? WHERE id = ?');
+  for (const [id, state] of changes) update.run(state, state === 'skipped' ? now : null, id);
   return [...changes.values()].includes('waiting');
 }
 
