@@ -49,14 +49,21 @@ function parseWait(value: unknown): number {
 }
 
 /**
- * The signal a long poll waits on: the server's shutdown, plus the response closing (the client went
- * away). A claim that does not wait needs no listener at all, which keeps keep-alive sockets clean.
+ * The signal a long poll waits on: the server's shutdown, or the response closing (the client went
+ * away). Listeners are removed when the response closes, so nothing stays attached to the long-lived
+ * shutdown signal (AbortSignal.any would keep every dependent signal on Node 20). A claim that does not
+ * wait needs no listener at all.
  */
 function abortSignalFor(context: HttpContext, reply: FastifyReply, waitSeconds: number): AbortSignal {
   if (waitSeconds === 0) return context.shutdown;
   const controller = new AbortController();
-  reply.raw.once('close', () => controller.abort());
-  return AbortSignal.any([controller.signal, context.shutdown]);
+  const abort = (): void => controller.abort();
+  context.shutdown.addEventListener('abort', abort, { once: true });
+  reply.raw.once('close', () => {
+    context.shutdown.removeEventListener('abort', abort);
+    abort();
+  });
+  return controller.signal;
 }
 
 export function registerWorkerRoutes(app: FastifyInstance, context: HttpContext): void {
