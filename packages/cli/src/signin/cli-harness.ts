@@ -4,15 +4,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-export const CONVEYOR_BIN = fileURLToPath(new URL('../../bin/conveyor.js', import.meta.url));
-
-export interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+import { CONVEYOR_BIN, runCli, type CliResult } from '../testing/run-cli.js';
 
 export function tempAuthEnv(): NodeJS.ProcessEnv {
   const dir = mkdtempSync(join(tmpdir(), 'signin-cli-'));
@@ -20,17 +12,9 @@ export function tempAuthEnv(): NodeJS.ProcessEnv {
   return { AUTH_DATABASE_PATH: join(dir, 'signin.db'), AUTH_REALMS_PATH: join(dir, 'realms'), AUTH_PORT: '0', AUTH_HOST: '127.0.0.1' };
 }
 
+/** The child gets only `env`: it must not pick up a developer's own AUTH_* settings. */
 export function runConveyor(args: string[], env: NodeJS.ProcessEnv, stdin = ''): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CONVEYOR_BIN, ...args], { env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
+  return runCli(args, env, stdin, { inheritEnv: false });
 }
 
 /** `conveyor signin admin ... --json`, parsed. */

@@ -10,10 +10,14 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `conveyor ...args` to completion with the given environment and standard input. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv, stdin = ''): Promise<CliResult> {
+/**
+ * Runs `conveyor ...args` to completion with the given environment (added to this process's, unless
+ * `inheritEnv` is false) and standard input.
+ */
+export function runCli(args: string[], env: NodeJS.ProcessEnv, stdin = '', options = { inheritEnv: true }): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CONVEYOR_BIN, ...args], { env: { ...process.env, ...env }, stdio: 'pipe' });
+    const childEnv = options.inheritEnv ? { ...process.env, ...env } : env;
+    const child = spawn(process.execPath, [CONVEYOR_BIN, ...args], { env: childEnv, stdio: 'pipe' });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
