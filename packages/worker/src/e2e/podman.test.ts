@@ -68,6 +68,14 @@ tasks:
     retries: 1
     script:
       - exit 5
+  optional:
+    allow_failure: true
+    script:
+      - exit 6
+  slow:
+    timeout: 2
+    script:
+      - sleep 300
   after-flaky:
     needs: [flaky]
     script:
@@ -80,6 +88,9 @@ tasks:
   assert.equal(tasks.check?.state, 'success');
   assert.deepEqual([tasks.flaky?.state, tasks.flaky?.exit_code, tasks.flaky?.attempt], ['failure', 5, 2]);
   assert.equal(tasks['after-flaky']?.state, 'skipped');
+  assert.deepEqual([tasks.optional?.state, tasks.optional?.exit_code], ['failure', 6]);
+  const slow = await stack.readTask(tasks.slow!.id);
+  assert.deepEqual([slow.task.state, slow.task.error], ['failure', 'timeout']);
   assert.equal(read.job.state, 'failure');
   for (const variant of ['a', 'b']) {
     const { artifacts } = await stack.readTask(tasks[`build:variant=${variant}`]!.id);
@@ -116,4 +127,30 @@ tasks:
   assert.equal(byName(read).long?.state, 'canceled');
   await worker.waitFor(/task long \(\S+\) canceled/);
   assert.equal(containersLeft(), '');
+});
+
+test('a worker killed with SIGKILL leaves its container; the next worker of that name removes it at start', async () => {
+  await runPipeline(`
+image: ${image}
+tasks:
+  orphaned:
+    requires: [podman-kill]
+    script:
+      - sleep 300
+`);
+  const label = 'conveyor.worker=phoenix';
+  const left = (): string => execFileSync('podman', [...PODMAN_GLOBAL_ARGS, 'ps', '-aq', '--filter', `label=${label}`], { encoding: 'utf8' }).trim();
+  const args = ['--executor', 'podman', '--features', 'podman-kill', '--container-network', 'none', `--container-global-args=${PODMAN_GLOBAL_ARGS.join(' ')}`, `--container-run-args=${PODMAN_RUN_ARGS.join(' ')}`];
+  const first = await stack.startWorker('phoenix', args);
+  await first.waitFor(/claimed task orphaned/);
+  while (left() === '') await new Promise((r) => setTimeout(r, 100));
+  first.child.kill('SIGKILL');
+  await first.exited;
+  await new Promise((r) => setTimeout(r, 500));
+  assert.notEqual(left(), '', 'the container outlived its worker');
+  const second = await stack.startWorker('phoenix', args, stack.url, join(stack.dir, 'phoenix.token'));
+  const deadline = Date.now() + 20_000;
+  while (left() !== '' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+  assert.equal(left(), '');
+  await second.stop();
 });

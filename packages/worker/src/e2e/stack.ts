@@ -111,8 +111,8 @@ export class Stack {
   }
 
   /** Starts `conveyor worker` as its own process. */
-  async startWorker(name: string, args: string[] = [], url = this.url): Promise<Proc> {
-    const { tokenFile } = await this.createWorkerToken(name);
+  async startWorker(name: string, args: string[] = [], url = this.url, reuseTokenFile?: string): Promise<Proc> {
+    const tokenFile = reuseTokenFile ?? (await this.createWorkerToken(name)).tokenFile;
     const child = spawn(process.execPath, [CONVEYOR_BIN, 'worker', '--url', url, '--token-file', tokenFile, '--name', name, '--work-dir', join(this.dir, `work-${name}`), '--poll-wait', '2', ...args], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME },
     });
