@@ -1,5 +1,5 @@
 import type { ClaimRequest } from '@conveyor/protocol';
-import { ServerError, type ProtocolClient } from './client.js';
+import { ServerError, UnreadableTaskError, type ProtocolClient } from './client.js';
 import type { WorkerConfig } from './config.js';
 import type { Executor } from './executors/executor.js';
 import { TaskRun } from './runner.js';
@@ -59,6 +59,7 @@ export class Agent {
         this.lastComplaint = '';
       } catch (error) {
         if (this.stopClaiming.signal.aborted) break;
+        if (error instanceof UnreadableTaskError) await this.refuseTask(error);
         this.complain(`claim failed${hintFor(error)}: ${(error as Error).message}`);
         await sleep(failing.next(), this.stopClaiming.signal);
         continue;
@@ -80,6 +81,13 @@ export class Agent {
         this.running.delete(run);
       }
     }
+  }
+
+  /** Fails a task the worker could not read, so it does not bounce between workers until its lease runs out. */
+  private async refuseTask(error: UnreadableTaskError): Promise<void> {
+    if (error.doneUrl === null) return;
+    const outcome = { success: false, exit_code: null, error: `worker could not read the task: ${error.message}`.slice(0, 4096) };
+    await this.client.complete(error.doneUrl, outcome).catch(() => undefined);
   }
 
   /** One line per distinct problem, so a long outage does not flood the output. */

@@ -25,6 +25,17 @@ export class ServerError extends Error {
   }
 }
 
+/**
+ * The server handed over a task the worker cannot read (a protocol mismatch). The task is held
+ * all the same, so its completion URL, when there is one, lets the worker fail it visibly.
+ */
+export class UnreadableTaskError extends Error {
+  constructor(message: string, readonly doneUrl: string | null) {
+    super(message);
+    this.name = 'UnreadableTaskError';
+  }
+}
+
 /** True when trying the same request again later may succeed (the server was away or overloaded). */
 export function isRetryable(error: unknown): boolean {
   if (error instanceof ConnectionError) return true;
@@ -56,8 +67,10 @@ export class ProtocolClient {
     const url = waitSeconds > 0 ? `${this.claimUrl}?wait=${waitSeconds}` : this.claimUrl;
     const answer = await this.json('POST', url, request, (waitSeconds + 30) * 1000, signal);
     if (answer.status === 204) return null;
-    const parsed = parseWith(ClaimResponseSchema, parseJson(answer));
-    if (!parsed.ok) throw new ServerError(answer.status, `unexpected claim payload: ${parsed.message}`);
+    if (answer.status !== 200) throw new ServerError(answer.status, errorMessage(answer));
+    const body = parseJson(answer);
+    const parsed = parseWith(ClaimResponseSchema, body);
+    if (!parsed.ok) throw new UnreadableTaskError(`unexpected claim payload: ${parsed.message}`, completionUrlOf(body));
     return parsed.value.task;
   }
 
@@ -148,6 +161,11 @@ export class ProtocolClient {
   private trace(method: string, url: string, status: number, started: number): void {
     this.options.trace?.(`${method} ${url} -> ${status} in ${Date.now() - started} ms`);
   }
+}
+
+function completionUrlOf(body: unknown): string | null {
+  const done = (body as { task?: { endpoints?: { done?: unknown } } } | null)?.task?.endpoints?.done;
+  return typeof done === 'string' && /^https?:\/\//.test(done) ? done : null;
 }
 
 function parseJson(answer: HttpAnswer): unknown {
