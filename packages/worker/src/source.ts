@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { posix, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { x as extractTar, type ReadEntry } from 'tar';
 
@@ -29,7 +30,8 @@ export async function extractSource(archive: Readable, dir: string): Promise<{ s
       return reason === null;
     },
   });
-  await pipeline(archive, unpack);
+  // Gunzip explicitly: the spec names a gzip archive, so nothing is left to format detection.
+  await pipeline(archive, createGunzip(), unpack);
   return { skipped };
 }
 
