@@ -71,6 +71,13 @@ export class Agent {
         continue;
       }
       idle.reset();
+      if (this.config.verbose) {
+        // The payload's shape, never its values: env and masked hold secrets.
+        this.print(
+          `debug: task ${task.id}: image=${task.image} workdir=${task.workdir} timeout=${task.timeout}s heartbeat=${task.heartbeat_interval}s ` +
+            `lines=${task.script.length} env=${Object.keys(task.env).length} masked=${task.masked.length} services=${task.services.length} artifacts=${JSON.stringify(task.artifacts.paths)}`,
+        );
+      }
       const run = new TaskRun(task, { config: this.config, client: this.client, executor: this.executor, print: this.print });
       this.running.add(run);
       try {

@@ -42,7 +42,7 @@ function sha256(bytes: Buffer): string {
 }
 
 test('a matrix with needs, a retried failure with skipped dependents, allow_failure, artifacts and a masked secret', async () => {
-  const worker = await stack.startWorker('general', ['--concurrency', '4']);
+  const worker = await stack.startWorker('general', ['--concurrency', '4', '--verbose']);
   const job = await runPipeline(`
 image: localhost/conveyor-test:latest
 tasks:
@@ -112,7 +112,12 @@ tasks:
   assert.match(worker.output, /claimed task flaky \(\S+\) attempt 2/);
   assert.match(worker.output, /task secret \(\S+\) success: exit_code=0 duration=[\d.]+s log=\d+B artifacts=0 state=success/);
   assert.match(worker.output, /task build:variant=a \(\S+\) success: exit_code=0 .* artifacts=2/);
-  assert.ok(!worker.output.includes(SECRET));
+  // --verbose shows the protocol and the payload's shape, never the token or a secret.
+  assert.match(worker.output, /debug: task \S+: image=localhost\/conveyor-test:latest workdir=\/workspace timeout=3600s heartbeat=1s lines=\d+ env=\d+ masked=1 /);
+  assert.match(worker.output, /debug: POST http:\/\/127\.0\.0\.1:\d+\/api\/v1\/tasks\/\S+\/log -> 200/);
+  const token = (await readFile(join(stack.dir, 'general.token'), 'utf8')).trim();
+  assert.ok(!worker.output.includes(token), 'the token never appears');
+  assert.ok(!worker.output.includes(SECRET), 'the secret never appears');
 });
 
 test('cancellation ends a running task and a timeout ends a slow one', async () => {
