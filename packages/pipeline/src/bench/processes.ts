@@ -1,3 +1,4 @@
+import { appendFileSync } from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -43,6 +44,13 @@ export function startChild(args: string[], env: NodeJS.ProcessEnv, readyText: st
     output = (output + text).slice(-20_000);
   };
   child.stderr?.on('data', keep);
+  // BENCH_SERVER_LOG=<file> keeps everything the children print (for --trace-gc and the like).
+  const log = process.env.BENCH_SERVER_LOG;
+  if (log !== undefined && log !== '') {
+    const record = (text: string): void => appendFileSync(log, text);
+    child.stdout?.on('data', record);
+    child.stderr?.on('data', record);
+  }
 
   const server: ChildServer = {
     child,
