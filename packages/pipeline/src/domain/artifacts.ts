@@ -1,5 +1,4 @@
-import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -8,7 +7,7 @@ import { newId } from '../ids.js';
 import type { StoredArtifact, Worker } from '../store/types.js';
 import { sanitizeArtifactPath } from './artifact-path.js';
 import type { PipelineDeps } from './deps.js';
-import { MeasuringStream } from './measure-stream.js';
+import { createMeasuringWriter } from './measure-stream.js';
 import { findHeldTask } from './worker-protocol.js';
 
 export function artifactFilePath(dataPath: string, artifactId: string): string {
@@ -37,15 +36,14 @@ export async function receiveArtifact(deps: PipelineDeps, worker: Worker, taskId
   const id = newId();
   const temporary = join(deps.config.dataPath, 'tmp', `${id}.upload`);
   await mkdir(join(deps.config.dataPath, 'tmp'), { recursive: true });
-  const tap = new MeasuringStream();
+  const { writer, measurement } = createMeasuringWriter(await open(temporary, 'wx'));
   try {
-    // Large write buffers mean fewer, bigger writes to disk for large artifacts.
-    await pipeline(upload.body, tap, createWriteStream(temporary, { flags: 'wx', highWaterMark: 1024 * 1024 }));
+    await pipeline(upload.body, writer);
   } catch {
     await rm(temporary, { force: true });
-    throw new ServiceError(400, `the body ended after ${tap.bytes} of ${upload.declaredLength} declared bytes`);
+    throw new ServiceError(400, `the body ended after ${measurement.bytes} of ${upload.declaredLength} declared bytes`);
   }
-  if (tap.bytes !== upload.declaredLength || !upload.isConnectionIntact()) {
+  if (measurement.bytes !== upload.declaredLength || !upload.isConnectionIntact()) {
     await rm(temporary, { force: true });
     throw new ServiceError(400, `the body does not match its declared length of ${upload.declaredLength} bytes`);
   }
@@ -54,8 +52,8 @@ export async function receiveArtifact(deps: PipelineDeps, worker: Worker, taskId
     id,
     taskId: task.id,
     path,
-    size: tap.bytes,
-    sha256: tap.sha256(),
+    size: measurement.bytes,
+    sha256: measurement.sha256(),
     createdAt: deps.clock.now(),
     expiresAt: null,
   };

@@ -1,28 +1,43 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { Readable, Writable } from 'node:stream';
+import { mkdtemp, open, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { describe, it } from 'node:test';
-import { MeasuringStream } from './measure-stream.js';
+import { createMeasuringWriter } from './measure-stream.js';
 
-describe('MeasuringStream', () => {
+describe('createMeasuringWriter', () => {
   for (const size of [0, 1000, 3 * 1024 * 1024 + 17]) {
-    it(`counts, hashes and passes through ${size} bytes unchanged`, async () => {
-      const body = randomBytes(size);
-      const chunkSize = 64 * 1024 + 7;
-      const chunks = Array.from({ length: Math.ceil(size / chunkSize) }, (_, i) => body.subarray(i * chunkSize, (i + 1) * chunkSize));
-      const received: Buffer[] = [];
-      const sink = new Writable({
-        write(chunk: Buffer, _encoding, callback) {
-          received.push(chunk);
-          setImmediate(callback);
-        },
-      });
-      const tap = new MeasuringStream();
-      await pipeline(Readable.from(chunks), tap, sink);
-      assert.equal(tap.bytes, size);
-      assert.equal(tap.sha256(), createHash('sha256').update(body).digest('hex'));
-      assert.ok(Buffer.concat(received).equals(body));
+    it(`writes, counts and hashes ${size} bytes`, async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'measure-'));
+      try {
+        const body = randomBytes(size);
+        const chunkSize = 64 * 1024 + 7;
+        const chunks = Array.from({ length: Math.ceil(size / chunkSize) }, (_, i) => body.subarray(i * chunkSize, (i + 1) * chunkSize));
+        const path = join(dir, 'out');
+        const { writer, measurement } = createMeasuringWriter(await open(path, 'wx'));
+        await pipeline(Readable.from(chunks), writer);
+        assert.equal(measurement.bytes, size);
+        assert.equal(measurement.sha256(), createHash('sha256').update(body).digest('hex'));
+        assert.ok((await readFile(path)).equals(body));
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
     });
   }
+
+  it('closes the file when the source fails', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'measure-'));
+    try {
+      const file = await open(join(dir, 'out'), 'wx');
+      const { writer } = createMeasuringWriter(file);
+      const failing = new Readable({ read() { this.destroy(new Error('connection reset')); } });
+      await assert.rejects(pipeline(failing, writer), /connection reset/);
+      await assert.rejects(file.stat(), 'the handle is closed');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
