@@ -36,14 +36,16 @@ export async function receiveArtifact(deps: PipelineDeps, worker: Worker, taskId
   const id = newId();
   const temporary = join(deps.config.dataPath, 'tmp', `${id}.upload`);
   await mkdir(join(deps.config.dataPath, 'tmp'), { recursive: true });
-  const { writer, measurement } = createMeasuringWriter(await open(temporary, 'wx'));
+  const { writer, measurement } = createMeasuringWriter(await open(temporary, 'wx'), upload.declaredLength);
   try {
     await pipeline(upload.body, writer);
   } catch {
+    measurement.abandon();
     await rm(temporary, { force: true });
     throw new ServiceError(400, `the body ended after ${measurement.bytes} of ${upload.declaredLength} declared bytes`);
   }
   if (measurement.bytes !== upload.declaredLength || !upload.isConnectionIntact()) {
+    measurement.abandon();
     await rm(temporary, { force: true });
     throw new ServiceError(400, `the body does not match its declared length of ${upload.declaredLength} bytes`);
   }
@@ -53,7 +55,7 @@ export async function receiveArtifact(deps: PipelineDeps, worker: Worker, taskId
     taskId: task.id,
     path,
     size: measurement.bytes,
-    sha256: measurement.sha256(),
+    sha256: await measurement.sha256(),
     createdAt: deps.clock.now(),
     expiresAt: null,
   };

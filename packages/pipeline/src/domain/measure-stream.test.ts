@@ -6,10 +6,11 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { describe, it } from 'node:test';
-import { createMeasuringWriter } from './measure-stream.js';
+import { createMeasuringWriter, THREAD_HASH_BYTES } from './measure-stream.js';
 
 describe('createMeasuringWriter', () => {
-  for (const size of [0, 1000, 3 * 1024 * 1024 + 17]) {
+  // Inline, and on the hashing thread through several turns of its 4 MiB ring.
+  for (const size of [0, 1000, THREAD_HASH_BYTES + 3 * 1024 * 1024 + 17]) {
     it(`writes, counts and hashes ${size} bytes`, async () => {
       const dir = await mkdtemp(join(tmpdir(), 'measure-'));
       try {
@@ -17,10 +18,10 @@ describe('createMeasuringWriter', () => {
         const chunkSize = 64 * 1024 + 7;
         const chunks = Array.from({ length: Math.ceil(size / chunkSize) }, (_, i) => body.subarray(i * chunkSize, (i + 1) * chunkSize));
         const path = join(dir, 'out');
-        const { writer, measurement } = createMeasuringWriter(await open(path, 'wx'));
+        const { writer, measurement } = createMeasuringWriter(await open(path, 'wx'), size);
         await pipeline(Readable.from(chunks), writer);
         assert.equal(measurement.bytes, size);
-        assert.equal(measurement.sha256(), createHash('sha256').update(body).digest('hex'));
+        assert.equal(await measurement.sha256(), createHash('sha256').update(body).digest('hex'));
         assert.ok((await readFile(path)).equals(body));
       } finally {
         await rm(dir, { recursive: true, force: true });
@@ -32,7 +33,7 @@ describe('createMeasuringWriter', () => {
     const dir = await mkdtemp(join(tmpdir(), 'measure-'));
     try {
       const file = await open(join(dir, 'out'), 'wx');
-      const { writer } = createMeasuringWriter(file);
+      const { writer } = createMeasuringWriter(file, THREAD_HASH_BYTES);
       const failing = new Readable({ read() { this.destroy(new Error('connection reset')); } });
       await assert.rejects(pipeline(failing, writer), /connection reset/);
       await assert.rejects(file.stat(), 'the handle is closed');
