@@ -51,7 +51,8 @@ export async function appendLog(
     const fresh = chunk.subarray(size - offset);
     if (fresh.length === 0) return size;
     if (size + fresh.length > deps.config.maxLogBytes) {
-      throw new ServiceError(413, `the log is limited to ${deps.config.maxLogBytes} bytes`);
+      // The limit in the body tells a full log apart from a request body over the route's own limit.
+      throw new ServiceError(413, `the log is limited to ${deps.config.maxLogBytes} bytes`, { max_log_bytes: deps.config.maxLogBytes });
     }
     await writeAt(logFilePath(deps.config.dataPath, task.id, task.attempt), fresh, size);
     const newSize = size + fresh.length;
