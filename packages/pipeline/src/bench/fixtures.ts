@@ -1,23 +1,9 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
-
-/** The repository root: the first directory above this file whose package.json declares workspaces. */
-export function findRepositoryRoot(): string {
-  let directory = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const manifest = join(directory, 'package.json');
-    if (existsSync(manifest) && 'workspaces' in (JSON.parse(readFileSync(manifest, 'utf8')) as object)) return directory;
-    const parent = dirname(directory);
-    if (parent === directory) throw new Error('no package.json with workspaces above the benchmark');
-    directory = parent;
-  }
-}
 
 const GIT_IDENTITY = {
   GIT_AUTHOR_NAME: 'Conveyor Bench',

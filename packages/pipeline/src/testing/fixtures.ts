@@ -1,8 +1,8 @@
 // Test support: the webhook deliveries in ../shared/fixtures/webhooks, signed as each service signs them.
 import { createHmac } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { findRepositoryRoot } from './repository-root.js';
 
 export interface WebhookFixture {
   name: string;
@@ -13,18 +13,6 @@ export interface WebhookFixture {
 
 /** The commit every fixture names; a test replaces it with a commit of its own repository. */
 export const FIXTURE_SHA = '3f786850e387550fdab836ed7e6dc881de23001b';
-
-/** The repository root: the first directory above this file whose package.json declares workspaces. */
-export function findRepositoryRoot(): string {
-  let directory = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const manifest = join(directory, 'package.json');
-    if (existsSync(manifest) && 'workspaces' in (JSON.parse(readFileSync(manifest, 'utf8')) as object)) return directory;
-    const parent = dirname(directory);
-    if (parent === directory) throw new Error('no package.json with workspaces above the tests');
-    directory = parent;
-  }
-}
 
 export const WEBHOOK_FIXTURES = join(findRepositoryRoot(), '..', 'shared', 'fixtures', 'webhooks');
 
