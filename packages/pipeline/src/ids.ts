@@ -1,8 +1,15 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/** An opaque id: 128 random bits, base64url. It encodes nothing about what it names. */
+/**
+ * An opaque id: 136 random bits, base64url (23 characters). It encodes nothing about what it names.
+ * It never starts with `-` or `_`, so it can be passed on a command line without being read as an
+ * option; redrawing those keeps more than 135 bits of randomness.
+ */
 export function newId(): string {
-  return randomBytes(16).toString('base64url');
+  for (;;) {
+    const id = randomBytes(17).toString('base64url');
+    if (/^[A-Za-z0-9]/.test(id)) return id;
+  }
 }
 
 /** A bearer secret for a worker: shown once, stored only as its SHA-256. */

@@ -114,9 +114,9 @@ describe('reading jobs and tasks: access rules', () => {
     assert.equal(task.timeout, 3600);
   });
 
-  it('makes every id random and opaque: 128 bits, no shared structure between a task, its job and project', () => {
+  it('makes every id random and opaque: 136 bits, never option-like, no shared structure between a task, its job and project', () => {
     const ids = [openTask, closedTask, openJob, closedJob, open.project.id, closed.project.id];
-    for (const id of ids) assert.match(id, /^[A-Za-z0-9_-]{22}$/);
+    for (const id of ids) assert.match(id, /^[A-Za-z0-9][A-Za-z0-9_-]{22}$/);
     assert.equal(new Set(ids.map((id) => id.slice(0, 6))).size, ids.length, 'no common prefix');
   });
 });

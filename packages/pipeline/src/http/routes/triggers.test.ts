@@ -42,7 +42,7 @@ describe('starting jobs: POST /projects/:project/jobs and /trigger', () => {
     assert.deepEqual(Object.keys(body).sort(), ['job_id', 'status', 'tasks']);
     assert.equal((body as unknown as { status: string }).status, 'created');
     assert.equal(body.tasks, 3);
-    assert.match(body.job_id, /^[A-Za-z0-9_-]{22}$/);
+    assert.match(body.job_id, /^[A-Za-z0-9][A-Za-z0-9_-]{22}$/);
     assert.equal(jobCount(demo), before + 1);
     const job = service.deps.store.getJobById(body.job_id);
     assert.equal(job?.trigger, 'api');
