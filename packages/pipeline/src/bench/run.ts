@@ -4,7 +4,7 @@
 // Environment knobs (none needed for the documented run):
 //   BENCH_QUICK=1               a scaled-down run for checking the benchmark itself (figures not comparable)
 //   BENCH_SERVER_LOG=<file>     append everything the server and baseline print to <file>
-//   BENCH_SERVER_NODE_ARGS=...  extra node flags for the server process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+//   BENCH_SERVER_NODE_ARGS=...  extra node flags for the server and the baseline, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
 //   BENCH_ONLY=claims,jobs,logs,artifact   run only some steps
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -92,6 +92,7 @@ async function measure(root: string, temp: string, results: Results): Promise<st
       dataPath,
       scratch: temp,
       baselineScript: join(root, 'packages', 'pipeline', 'dist', 'bench', 'baseline-server.js'),
+      nodeArgs: serverNodeArgs,
       env: cleanEnvironment(),
     };
     if (enabled('claims')) Object.assign(results, await measureClaims(bench));

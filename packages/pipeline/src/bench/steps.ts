@@ -40,6 +40,8 @@ export interface Bench {
   scratch: string;
   /** The compiled baseline server script. */
   baselineScript: string;
+  /** Extra node flags, given to the pipeline server and the baseline alike (BENCH_SERVER_NODE_ARGS). */
+  nodeArgs: string[];
   env: NodeJS.ProcessEnv;
 }
 
@@ -125,31 +127,32 @@ async function removeFilesIn(directory: string): Promise<void> {
   await Promise.all(names.map((name) => rm(join(directory, name), { force: true, recursive: true })));
 }
 
-/**
- * One large artifact upload to a held task, then the same bytes to a plain node:http server that only
- * streams them to a file (a child process, like the service). Each stored file is deleted at once.
- */
-/** Rounds of the artifact comparison: the two uploads alternate, so passing load and disk writeback hit both. */
-const ARTIFACT_ROUNDS = 3;
+/** Rounds of the artifact comparison; the two uploads alternate, so passing load and disk writeback hit both. */
+const ARTIFACT_ROUNDS = 5;
 
 function medianBySpeed<T extends { mbPerSecond: number }>(runs: T[]): T {
   const sorted = [...runs].sort((a, b) => a.mbPerSecond - b.mbPerSecond);
   return sorted[Math.floor(sorted.length / 2)] as T;
 }
 
+/**
+ * Large artifact uploads to a held task against the same bytes to a plain node:http server that only
+ * streams them to a file (a child process, like the service), in rounds that alternate which goes first.
+ * Each stored file is deleted at once.
+ */
 export async function measureArtifactUpload(bench: Bench): Promise<Results['artifact']> {
   const { api, agent, settings, pool } = bench;
   const length = settings.artifactBytes;
   say('artifact: starting the plain node:http baseline server');
   const directory = join(bench.scratch, 'baseline');
   await mkdir(directory, { recursive: true });
-  const baseline = await startChild([bench.baselineScript, directory], bench.env, 'Listening on');
+  const baseline = await startChild([...bench.nodeArgs, bench.baselineScript, directory], bench.env, 'Listening on');
   const pipelineRuns: Observed<UploadFigures>[] = [];
   const baselineRuns: Observed<UploadFigures>[] = [];
   try {
     const url = /Listening on (http:\/\/\S+)/.exec(baseline.output())?.[1];
     if (url === undefined) throw new Error(`the baseline server printed no URL: ${baseline.output()}`);
-    for (let round = 1; round <= ARTIFACT_ROUNDS; round += 1) {
+    const uploadToService = async (round: number): Promise<void> => {
       say(`artifact: round ${round} of ${ARTIFACT_ROUNDS}, ${(length / MIB).toFixed(0)} MiB to the pipeline service`);
       const uploadAgent = keepAliveAgent(1);
       const run = await withHeldTask(api, agent, (task) =>
@@ -161,13 +164,18 @@ export async function measureArtifactUpload(bench: Bench): Promise<Results['arti
       pipelineRuns.push(run);
       await removeFilesIn(join(bench.dataPath, 'artifacts'));
       await removeFilesIn(join(bench.dataPath, 'tmp'));
-
-      say(`artifact: round ${round}, the same bytes to the baseline`);
+    };
+    const uploadToBaseline = async (round: number): Promise<void> => {
+      say(`artifact: round ${round} of ${ARTIFACT_ROUNDS}, the same bytes to the baseline`);
       const baselineAgent = keepAliveAgent(1);
       baselineRuns.push(await observed(baseline.pid, () => timeUpload('baseline upload', pool, length, (body) => sendToBaseline(url, baselineAgent, length, body))));
       baselineAgent.destroy();
       await removeFilesIn(directory);
-      say(`artifact: round ${round}: service ${run.mbPerSecond.toFixed(0)} MB/s, baseline ${(baselineRuns.at(-1)?.mbPerSecond ?? 0).toFixed(0)} MB/s`);
+    };
+    for (let round = 1; round <= ARTIFACT_ROUNDS; round += 1) {
+      const order = round % 2 === 1 ? [uploadToService, uploadToBaseline] : [uploadToBaseline, uploadToService];
+      for (const upload of order) await upload(round);
+      say(`artifact: round ${round}: service ${(pipelineRuns.at(-1)?.mbPerSecond ?? 0).toFixed(0)} MB/s, baseline ${(baselineRuns.at(-1)?.mbPerSecond ?? 0).toFixed(0)} MB/s`);
     }
     const pipeline = medianBySpeed(pipelineRuns);
     const plain = medianBySpeed(baselineRuns);

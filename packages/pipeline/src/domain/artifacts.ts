@@ -40,12 +40,14 @@ export async function receiveArtifact(deps: PipelineDeps, worker: Worker, taskId
   try {
     await pipeline(upload.body, writer);
   } catch {
-    measurement.abandon();
+    // The writer stops its thread and closes the file after the pipeline has already failed: wait for it.
+    if (!writer.closed) await new Promise((resolve) => writer.once('close', resolve));
     await rm(temporary, { force: true });
+    // A disk that cannot take the bytes is the service's failure (500, worth a retry), not the body's.
+    if (measurement.storageFailure !== null) throw measurement.storageFailure;
     throw new ServiceError(400, `the body ended after ${measurement.bytes} of ${upload.declaredLength} declared bytes`);
   }
   if (measurement.bytes !== upload.declaredLength || !upload.isConnectionIntact()) {
-    measurement.abandon();
     await rm(temporary, { force: true });
     throw new ServiceError(400, `the body does not match its declared length of ${upload.declaredLength} bytes`);
   }

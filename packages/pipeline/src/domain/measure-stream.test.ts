@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { describe, it } from 'node:test';
-import { createMeasuringWriter, THREAD_HASH_BYTES } from './measure-stream.js';
+import { createMeasuringWriter, THREAD_SINK_BYTES } from './measure-stream.js';
 
 describe('createMeasuringWriter', () => {
   // Inline, and on the hashing thread through several turns of its 4 MiB ring.
-  for (const size of [0, 1000, THREAD_HASH_BYTES + 3 * 1024 * 1024 + 17]) {
+  for (const size of [0, 1000, THREAD_SINK_BYTES + 3 * 1024 * 1024 + 17]) {
     it(`writes, counts and hashes ${size} bytes`, async () => {
       const dir = await mkdtemp(join(tmpdir(), 'measure-'));
       try {
@@ -33,9 +33,10 @@ describe('createMeasuringWriter', () => {
     const dir = await mkdtemp(join(tmpdir(), 'measure-'));
     try {
       const file = await open(join(dir, 'out'), 'wx');
-      const { writer } = createMeasuringWriter(file, THREAD_HASH_BYTES);
+      const { writer } = createMeasuringWriter(file, THREAD_SINK_BYTES);
       const failing = new Readable({ read() { this.destroy(new Error('connection reset')); } });
       await assert.rejects(pipeline(failing, writer), /connection reset/);
+      if (!writer.closed) await new Promise((resolve) => writer.once('close', resolve));
       await assert.rejects(file.stat(), 'the handle is closed');
     } finally {
       await rm(dir, { recursive: true, force: true });

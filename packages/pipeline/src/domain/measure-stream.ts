@@ -1,55 +1,69 @@
 import type { FileHandle } from 'node:fs/promises';
 import { Writable } from 'node:stream';
-import { createInlineHash, createThreadHash, type StreamingHash } from './hash-thread.js';
+import { createThreadSink } from './thread-sink.js';
+import { createInlineSink, type UploadSink } from './upload-sink.js';
 
 /** The size and SHA-256 of the bytes written. */
 export interface Measurement {
   readonly bytes: number;
-  /** The SHA-256 of everything written; read once, after the writer has finished. */
+  /** The SHA-256 of everything written; known once the writer has finished. */
   sha256(): Promise<string>;
-  /** Drops the measurement of a body that will not be kept. */
-  abandon(): void;
+  /** Why the bytes could not be stored (a disk error), as opposed to the body failing; null if they could. */
+  readonly storageFailure: Error | null;
 }
 
-/** Bodies at least this large are hashed on a worker thread; for smaller ones a thread costs more than it saves. */
-export const THREAD_HASH_BYTES = 8 * 1024 * 1024;
+/** Bodies at least this large are hashed and written on a worker thread; for smaller ones a thread costs more than it saves. */
+export const THREAD_SINK_BYTES = 8 * 1024 * 1024;
 
 /**
- * A writer that hashes, counts and writes in one stream stage, each batch of chunks with a single
- * writev. Large bodies are hashed on a worker thread: inline SHA-256 (about 1.1 GB/s here) alone would
- * hold an upload to two thirds of what a plain copy to disk reaches (see docs/benchmarks.md).
+ * A writer that counts the bytes and hands them to a sink that hashes and writes them. Large bodies go
+ * to a worker thread: inline SHA-256 (about 1.1 GB/s here) alone would hold an upload to two thirds of
+ * what a plain copy to disk reaches (see docs/benchmarks.md).
  * The writer owns `file` and closes it when it finishes or fails.
  */
 export function createMeasuringWriter(file: FileHandle, expectedBytes: number): { writer: Writable; measurement: Measurement } {
-  const hash: StreamingHash = expectedBytes >= THREAD_HASH_BYTES ? createThreadHash() : createInlineHash();
+  const sink: UploadSink = expectedBytes >= THREAD_SINK_BYTES ? createThreadSink(file) : createInlineSink(file);
   let bytes = 0;
-  async function writeBatch(buffers: Buffer[]): Promise<void> {
-    for (const buffer of buffers) bytes += buffer.length;
-    await hash.update(buffers);
-    await file.writev(buffers);
-  }
+  let digest: Promise<string> | null = null;
+  let storageFailure: Error | null = null;
+  const failStorage = (error: Error): Error => (storageFailure = error);
   const writer = new Writable({
-    highWaterMark: 1024 * 1024,
+    // One request chunk: a chunk waiting here while the sink is full survives young collections, and
+    // promoted request buffers are what made V8 run full collections back to back.
+    highWaterMark: 64 * 1024,
     writev(chunks, callback) {
-      writeBatch(chunks.map(({ chunk }) => chunk as Buffer)).then(() => callback(), callback);
+      const buffers = chunks.map(({ chunk }) => chunk as Buffer);
+      for (const buffer of buffers) bytes += buffer.length;
+      const taking = sink.write(buffers);
+      if (taking === undefined) callback();
+      else taking.then(() => callback(), (error: Error) => callback(failStorage(error)));
     },
     final(callback) {
-      file.close().then(() => callback(), callback);
+      digest = sink.finish();
+      digest.then(() => file.close()).then(
+        () => callback(),
+        (error: Error) => callback(failStorage(error)),
+      );
     },
     destroy(error, callback) {
-      if (error !== null) hash.abandon();
-      file.close().then(
-        () => callback(error),
-        () => callback(error),
-      );
+      const stopped = digest === null ? sink.abandon() : digest.then(() => undefined);
+      stopped
+        .catch(() => undefined)
+        .then(() => file.close())
+        .then(
+          () => callback(error),
+          () => callback(error),
+        );
     },
   });
   const measurement: Measurement = {
     get bytes() {
       return bytes;
     },
-    sha256: () => hash.digest(),
-    abandon: () => hash.abandon(),
+    sha256: () => digest ?? Promise.reject(new Error('the upload has not finished')),
+    get storageFailure() {
+      return storageFailure;
+    },
   };
   return { writer, measurement };
 }
