@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, open, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -38,6 +38,34 @@ describe('createMeasuringWriter', () => {
       await assert.rejects(pipeline(failing, writer), /connection reset/);
       if (!writer.closed) await new Promise((resolve) => writer.once('close', resolve));
       await assert.rejects(file.stat(), 'the handle is closed');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  // A disk error is the service's (500) and must be told apart from a body that broke off (400).
+  for (const size of [1000, THREAD_SINK_BYTES]) {
+    it(`reports a write the disk refuses as a storage failure (${size} bytes)`, async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'measure-'));
+      try {
+        const path = join(dir, 'read-only');
+        await writeFile(path, '');
+        const { writer, measurement } = createMeasuringWriter(await open(path, 'r'), size);
+        await assert.rejects(pipeline(Readable.from([randomBytes(size)]), writer), { code: 'EBADF' });
+        assert.equal((measurement.storageFailure as NodeJS.ErrnoException | null)?.code, 'EBADF');
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+  }
+
+  it('has no storage failure when only the body fails', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'measure-'));
+    try {
+      const { writer, measurement } = createMeasuringWriter(await open(join(dir, 'out'), 'wx'), 1000);
+      const failing = new Readable({ read() { this.destroy(new Error('connection reset')); } });
+      await assert.rejects(pipeline(failing, writer), /connection reset/);
+      assert.equal(measurement.storageFailure, null);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
