@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { describe, it } from 'node:test';
-import { createMeasuringWriter, THREAD_SINK_BYTES } from './measure-stream.js';
+import { createMeasuringWriter, THREAD_SINK_BYTES, threadSinksInUse } from './measure-stream.js';
 
 describe('createMeasuringWriter', () => {
   // Inline, and on the hashing thread through several turns of its 4 MiB ring.
@@ -66,6 +66,28 @@ describe('createMeasuringWriter', () => {
       const failing = new Readable({ read() { this.destroy(new Error('connection reset')); } });
       await assert.rejects(pipeline(failing, writer), /connection reset/);
       assert.equal(measurement.storageFailure, null);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('stores more concurrent large uploads than there are hashing threads, each whole', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'measure-'));
+    try {
+      const uploads = Array.from({ length: availableParallelism() + 2 }, (_, index) => ({ index, body: randomBytes(THREAD_SINK_BYTES + index) }));
+      let most = 0;
+      await Promise.all(
+        uploads.map(async ({ index, body }) => {
+          const path = join(dir, `out-${index}`);
+          const { writer, measurement } = createMeasuringWriter(await open(path, 'wx'), body.length);
+          most = Math.max(most, threadSinksInUse());
+          await pipeline(Readable.from([body]), writer);
+          assert.equal(await measurement.sha256(), createHash('sha256').update(body).digest('hex'));
+          assert.ok((await readFile(path)).equals(body));
+        }),
+      );
+      assert.equal(most, availableParallelism(), 'one thread per core, the rest inline');
+      assert.equal(threadSinksInUse(), 0, 'every thread released');
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

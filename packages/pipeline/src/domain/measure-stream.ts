@@ -1,4 +1,5 @@
 import type { FileHandle } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { Writable } from 'node:stream';
 import { createThreadSink } from './thread-sink.js';
 import { createInlineSink, type UploadSink } from './upload-sink.js';
@@ -16,13 +17,41 @@ export interface Measurement {
 export const THREAD_SINK_BYTES = 8 * 1024 * 1024;
 
 /**
+ * At most one thread per core: each costs about 18 MB (its V8 isolate and the ring), and more threads
+ * than cores would only take turns. Further large uploads meanwhile hash on the event loop.
+ */
+const MAX_THREAD_SINKS = Math.max(1, availableParallelism());
+let threadSinks = 0;
+
+/** How many uploads are being stored by a thread now (for tests). */
+export function threadSinksInUse(): number {
+  return threadSinks;
+}
+
+function chooseSink(file: FileHandle, expectedBytes: number): UploadSink {
+  if (expectedBytes < THREAD_SINK_BYTES || threadSinks >= MAX_THREAD_SINKS) return createInlineSink(file);
+  threadSinks += 1;
+  let released = false;
+  const release = (): void => {
+    if (!released) threadSinks -= 1;
+    released = true;
+  };
+  const sink = createThreadSink(file);
+  return {
+    write: (chunks) => sink.write(chunks),
+    finish: () => sink.finish().finally(release),
+    abandon: () => sink.abandon().finally(release),
+  };
+}
+
+/**
  * A writer that counts the bytes and hands them to a sink that hashes and writes them. Large bodies go
  * to a worker thread: inline SHA-256 (about 1.1 GB/s here) alone would hold an upload to two thirds of
  * what a plain copy to disk reaches (see docs/benchmarks.md).
  * The writer owns `file` and closes it when it finishes or fails.
  */
 export function createMeasuringWriter(file: FileHandle, expectedBytes: number): { writer: Writable; measurement: Measurement } {
-  const sink: UploadSink = expectedBytes >= THREAD_SINK_BYTES ? createThreadSink(file) : createInlineSink(file);
+  const sink = chooseSink(file, expectedBytes);
   let bytes = 0;
   let digest: Promise<string> | null = null;
   let storageFailure: Error | null = null;
