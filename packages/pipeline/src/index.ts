@@ -4,6 +4,7 @@ export { ConfigError, readPipelineConfig, type PipelineConfig } from './config.j
 export type { PipelineDeps } from './domain/deps.js';
 export * as admin from './domain/projects.js';
 export { ServiceError } from './errors.js';
+export { widenHeapGrowth } from './heap.js';
 export type { SessionResolver, SessionViewer } from './http/access.js';
 export { openPipeline, startPipelineServer, type RunningServer } from './main.js';
 export type { Project, Worker } from './store/types.js';

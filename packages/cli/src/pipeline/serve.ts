@@ -1,4 +1,4 @@
-import { ConfigError, readPipelineConfig, startPipelineServer } from '@conveyor/pipeline';
+import { ConfigError, readPipelineConfig, startPipelineServer, widenHeapGrowth } from '@conveyor/pipeline';
 import { EXIT_USAGE, type CommandGroup } from '../usage.js';
 
 /** `conveyor pipeline serve`: runs until SIGTERM or SIGINT, then drains in-flight requests and closes. */
@@ -17,6 +17,7 @@ export const runServe: CommandGroup = async (argv, io) => {
     }
     throw error;
   }
+  widenHeapGrowth();
   const server = await startPipelineServer(config);
   io.stdout(`Listening on ${server.url} (database ${config.databasePath}, data ${config.dataPath})\n`);
   await new Promise<void>((resolve) => {
