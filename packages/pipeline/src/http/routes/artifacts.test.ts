@@ -6,6 +6,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ClaimedTask } from '@conveyor/protocol';
+import { THREAD_SINK_BYTES } from '../../domain/measure-stream.js';
 import { claimBody, startTestService, type TestProject, type TestService } from '../../testing/service.js';
 
 const PIPELINE = 'tasks:\n  build:\n    image: x\n    script: [make]\n    artifacts: ["dist/*"]\n';
@@ -41,6 +42,16 @@ describe('artifact upload and download', () => {
     } catch {
       return [];
     }
+  }
+
+  /** The request head of an artifact upload declaring `length` bytes. */
+  const rawHead = (path: string, length: number, name: string): string =>
+    `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nX-Artifact-Path: ${name}\r\nContent-Type: application/octet-stream\r\nContent-Length: ${length}\r\n\r\n`;
+
+  /** Waits until no upload is in flight in the data directory's tmp/ (a dropped upload's thread stops first). */
+  async function untilNoLeftovers(): Promise<string[]> {
+    for (let waited = 0; waited < 3000 && leftovers().length > 0; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    return leftovers();
   }
 
   /** Sends raw bytes on a fresh connection and returns what came back before it closed. */
@@ -133,8 +144,7 @@ describe('artifact upload and download', () => {
     });
     assert.equal(chunked, 411);
 
-    const head = (length: number, name: string) =>
-      `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nX-Artifact-Path: ${name}\r\nContent-Type: application/octet-stream\r\nContent-Length: ${length}\r\n\r\n`;
+    const head = (length: number, name: string) => rawHead(path, length, name);
     await sendRaw(head(1000, 'short.bin'), Buffer.alloc(100, 1), true);
     const long = await sendRaw(head(10, 'long.bin'), Buffer.from('0123456789 and then some more bytes'), false);
     assert.match(long, /HTTP\/1\.1 400/);
@@ -143,6 +153,28 @@ describe('artifact upload and download', () => {
     assert.ok(!paths.includes('short.bin') && !paths.includes('long.bin') && !paths.includes('chunked.bin'), paths.join());
     assert.equal(service.deps.store.listArtifacts(task.id).length, before);
     assert.deepEqual(leftovers(), []);
+  });
+
+  // Bodies of THREAD_SINK_BYTES and more are hashed and written on a worker thread: the same rules hold there.
+  it('stores a large upload through the hashing thread, and refuses one that ends short or runs long, leaving nothing', async () => {
+    const bytes = Buffer.alloc(THREAD_SINK_BYTES + 4321);
+    for (let at = 0; at + 4 <= bytes.length; at += 4) bytes.writeUInt32LE(at >>> 2, at);
+    const response = await upload('dist/big.bin', bytes);
+    assert.equal(response.status, 201);
+    const artifact = (await response.json()) as { size: number; sha256: string; url: string };
+    assert.equal(artifact.size, bytes.length);
+    assert.equal(artifact.sha256, createHash('sha256').update(bytes).digest('hex'));
+    assert.ok(Buffer.from(await (await fetch(artifact.url)).arrayBuffer()).equals(bytes));
+
+    const before = service.deps.store.listArtifacts(task.id).length;
+    const path = new URL(task.endpoints.artifact).pathname;
+    await sendRaw(rawHead(path, THREAD_SINK_BYTES * 2, 'big-short.bin'), bytes, true);
+    const long = await sendRaw(rawHead(path, THREAD_SINK_BYTES, 'big-long.bin'), bytes, false);
+    assert.match(long, /HTTP\/1\.1 400/);
+    assert.deepEqual(await untilNoLeftovers(), []);
+    const paths = service.deps.store.listArtifacts(task.id).map((a) => a.path);
+    assert.ok(!paths.includes('big-short.bin') && !paths.includes('big-long.bin'), paths.join());
+    assert.equal(service.deps.store.listArtifacts(task.id).length, before);
   });
 
   it('checks visibility on every download, and that project, job, task and artifact agree', async () => {
