@@ -97,7 +97,7 @@ async function readVariableValue(io: CommandIO, args: string[], values: Values):
   if (value === undefined) throw new UsageError('usage: conveyor pipeline admin variable set PROJECT NAME VALUE, or --value-stdin to read the value from standard input');
   if (values.secret === true) {
     throw new UsageError(
-      "a secret value on the command line is visible in ps and shell history; pipe it instead: printf '%s\n' \"$VALUE\" | conveyor pipeline admin variable set PROJECT NAME --secret --value-stdin",
+      "a secret value on the command line is visible in ps and shell history; pipe it instead: printf '%s\\n' \"$VALUE\" | conveyor pipeline admin variable set PROJECT NAME --secret --value-stdin",
     );
   }
   return value;
