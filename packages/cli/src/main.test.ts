@@ -35,6 +35,15 @@ describe('conveyor front door', () => {
     assert.match(help.stdout, /^Usage: conveyor signin <command>/);
   });
 
+  it('every group and admin without a command prints its usage on stderr and exits 2', async () => {
+    for (const args of [['pipeline'], ['pipeline', 'admin'], ['signin', 'admin']]) {
+      const result = await runCli(args, { PIPELINE_DATABASE_PATH: '/nonexistent/pipeline.db' });
+      assert.equal(result.code, 2, args.join(' '));
+      assert.equal(result.stdout, '', args.join(' '));
+      assert.match(result.stderr, /^Usage: conveyor /, args.join(' '));
+    }
+  });
+
   it('`conveyor pipeline serve --help` lists every variable of the README table with its default', async () => {
     const readme = readFileSync(README, 'utf8');
     const rows = [...readme.matchAll(/^\| `(PIPELINE_[A-Z_]+)` \| ([^|]+) \|/gm)].map((match) => ({ name: match[1] ?? '', fallback: (match[2] ?? '').trim() }));

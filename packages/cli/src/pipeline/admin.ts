@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { admin, ConfigError, openPipeline, readPipelineConfig, ServiceError, type PipelineConfig, type PipelineDeps, type Project, type Worker } from '@conveyor/pipeline';
-import { printResult, readSecretFromStdin, runCommand, UsageError, type CommandGroup, type CommandIO } from '../usage.js';
+import { EXIT_USAGE, printResult, readSecretFromStdin, runCommand, UsageError, type CommandGroup, type CommandIO } from '../usage.js';
 
 const HELP = `Usage: conveyor pipeline admin <command> [--json]
 
@@ -200,9 +200,13 @@ export const runAdmin: CommandGroup = async (argv, io) => {
     } catch (error) {
       throw new UsageError(error instanceof Error ? error.message : String(error));
     }
-    if (parsed.values.help === true || parsed.positionals.length === 0) {
+    if (parsed.values.help === true) {
       io.stdout(HELP);
-      return parsed.values.help === true ? 0 : 2;
+      return 0;
+    }
+    if (parsed.positionals.length === 0) {
+      io.stderr(HELP);
+      return EXIT_USAGE;
     }
     const command = parsed.positionals.slice(0, 2).join(' ');
     if (!COMMANDS.includes(command)) throw new UsageError(`unknown admin command '${command}'\n${HELP}`);

@@ -72,7 +72,7 @@ export function requireDatabase(io: CommandIO): void {
 
 /**
  * Opens the sign-in files for one command and closes them after. Domain refusals become
- * UsageErrors carrying the spec code (exit 2; `{"error": code}` under --json).
+ * UsageErrors carrying the service's error code (exit 2; `{"error": code}` under --json).
  */
 export async function withAdmin<T>(io: CommandIO, body: (deps: SigninDeps) => Promise<T> | T): Promise<T> {
   let admin;

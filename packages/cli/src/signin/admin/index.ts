@@ -48,9 +48,13 @@ const resources: Record<string, AdminCommands> = {
 /** `conveyor signin admin <resource> <command> ...` */
 export async function runSigninAdmin(argv: string[], io: CommandIO): Promise<number> {
   const [resource, command, ...rest] = argv;
-  if (resource === undefined || resource === '--help' || resource === '-h' || resource === 'help') {
+  if (resource === undefined) {
+    io.stderr(ADMIN_HELP);
+    return EXIT_USAGE;
+  }
+  if (resource === '--help' || resource === '-h' || resource === 'help') {
     io.stdout(ADMIN_HELP);
-    return resource === undefined ? EXIT_USAGE : 0;
+    return 0;
   }
   const run = command === undefined ? undefined : resources[resource]?.[command];
   if (run === undefined) {
