@@ -1,10 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { EXIT_FAILURE, EXIT_USAGE, processIO, type CommandGroup, type CommandIO } from './usage.js';
 
 const HELP = `Usage: conveyor <group> <command> [options]
+       conveyor --version
 
   conveyor pipeline serve                 run the pipeline service
   conveyor pipeline admin ...             manage projects, variables and workers
   conveyor pipeline hook post-receive ... git post-receive hook that triggers jobs
+  conveyor pipeline lint [FILE]           check a .pipeline.yml with the service's compiler
   conveyor signin serve                   run the sign-in service
   conveyor signin admin ...               manage realms, users, memberships, clients
   conveyor worker --url URL ...           run a worker agent
@@ -19,11 +22,25 @@ const groups: Record<string, () => Promise<CommandGroup>> = {
   worker: async () => (await import('./worker/index.js')).runWorker,
 };
 
+/** The version of the package that ships the `conveyor` binary. */
+function readVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };
+  return manifest.version ?? 'unknown';
+}
+
 export async function main(argv: string[], io: CommandIO = processIO): Promise<number> {
   const [group, ...rest] = argv;
-  if (group === undefined || group === '--help' || group === '-h' || group === 'help') {
+  if (group === undefined) {
+    io.stderr(HELP);
+    return EXIT_USAGE;
+  }
+  if (group === '--help' || group === '-h' || group === 'help') {
     io.stdout(HELP);
-    return group === undefined ? EXIT_USAGE : 0;
+    return 0;
+  }
+  if (group === '--version' || group === '-V' || group === 'version') {
+    io.stdout(`conveyor ${readVersion()}\n`);
+    return 0;
   }
   const load = groups[group];
   if (load === undefined) {

@@ -28,13 +28,17 @@ export const processIO: CommandIO = {
   env: process.env,
 };
 
-/** Prints `value` as JSON with `--json`, else as `key: value` lines (arrays of objects as one block each). */
+/**
+ * Prints `value` as JSON with `--json`, else as `key: value` lines (arrays of objects as one block each).
+ * Timestamps (`*_at` keys, milliseconds since the epoch) stay integers in JSON and read as ISO 8601 for people.
+ */
 export function printResult(io: CommandIO, value: unknown, json: boolean): void {
   if (json) {
     io.stdout(`${JSON.stringify(value, null, 2)}\n`);
     return;
   }
-  const rows = Array.isArray(value) ? value : [value];
+  const readable = showTimestamps(value);
+  const rows = Array.isArray(readable) ? readable : [readable];
   const blocks = rows.map((row) =>
     typeof row === 'object' && row !== null
       ? Object.entries(row)
@@ -43,6 +47,20 @@ export function printResult(io: CommandIO, value: unknown, json: boolean): void 
       : String(row),
   );
   if (blocks.length > 0) io.stdout(`${blocks.join('\n\n')}\n`);
+}
+
+/** Copies `value` with every number under a key ending in `_at` written as an ISO 8601 time. */
+export function showTimestamps(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(showTimestamps);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, v]) => [key, key.endsWith('_at') && typeof v === 'number' ? formatTime(v) : showTimestamps(v)]),
+  );
+}
+
+function formatTime(milliseconds: number): string | number {
+  const date = new Date(milliseconds);
+  return Number.isNaN(date.getTime()) ? milliseconds : date.toISOString();
 }
 
 /** Runs a command body, turning a UsageError into exit 2 (with a JSON error object under --json). */

@@ -7,4 +7,7 @@ export { ServiceError } from './errors.js';
 export { widenHeapGrowth } from './heap.js';
 export type { SessionResolver, SessionViewer } from './http/access.js';
 export { openPipeline, startPipelineServer, type RunningServer } from './main.js';
+export { compilePipeline } from './pipeline-file/compile.js';
+export { locateProblems, type LocatedProblem } from './pipeline-file/locate-problems.js';
+export { PIPELINE_FILE_NAME, type CompiledTask, type CompileResult, type Problem } from './pipeline-file/types.js';
 export type { Project, Worker } from './store/types.js';

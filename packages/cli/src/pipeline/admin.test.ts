@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -20,6 +20,7 @@ describe('conveyor pipeline admin', () => {
   after(() => rm(dir, { recursive: true, force: true }));
 
   const admin = (...args: string[]) => runCli(['pipeline', 'admin', ...args], env);
+  const adminWithStdin = (stdin: string, ...args: string[]) => runCli(['pipeline', 'admin', ...args], env, stdin);
   const json = async (...args: string[]) => {
     const result = await admin(...args, '--json');
     assert.equal(result.code, 0, result.stderr);
@@ -54,7 +55,9 @@ describe('conveyor pipeline admin', () => {
       [['project', 'show', 'nope'], /no project/],
       [['variable', 'set', 'web', '1BAD', 'v'], /must match/],
       [['variable', 'set', 'web', 'PIPELINE_SHA', 'v'], /set by the service/],
-      [['variable', 'set', 'web', 'SHORT', 'abc', '--secret'], /at least 8/],
+      [['variable', 'set', 'web', 'LEAKY', 'hunter2-hunter2', '--secret'], /visible in ps and shell history.*--value-stdin/],
+      [['variable', 'set', 'web', 'BOTH', 'v', '--value-stdin'], /not both/],
+      [['variable', 'set', 'web', 'NONE'], /--value-stdin/],
       [['variable', 'unset', 'web', 'NEVER_SET'], /no variable/],
       [['worker', 'create', '--name', 'bad name'], /must match/],
       [['worker', 'revoke', 'nobody'], /no worker/],
@@ -80,14 +83,38 @@ describe('conveyor pipeline admin', () => {
     assert.equal((await json('project', 'show', 'web')).trigger_secret, updated.trigger_secret);
   });
 
-  it('sets and unsets variables, never printing a secret value', async () => {
-    await json('variable', 'set', 'web', 'API_KEY', 'hunter2-hunter2', '--secret');
+  it('updates the owner with --owner, and clears it with --owner ""', async () => {
+    assert.equal((await json('project', 'update', 'web', '--owner', 'user-2')).owner_user_id, 'user-2');
+    assert.equal((await json('project', 'show', 'web')).owner_user_id, 'user-2');
+    assert.equal((await json('project', 'update', 'web', '--owner', '')).owner_user_id, null);
+    assert.equal((await json('project', 'show', 'web')).owner_user_id, null);
+    const tooLong = await admin('project', 'update', 'web', '--owner', 'u'.repeat(201));
+    assert.equal(tooLong.code, 2);
+    assert.match(tooLong.stderr, /owner must be a user id/);
+    assert.equal((await json('project', 'show', 'web')).owner_user_id, null);
+  });
+
+  it('sets and unsets variables, reading values from standard input, never printing a secret value', async () => {
+    const secret = await adminWithStdin('hunter2-hunter2\n', 'variable', 'set', 'web', 'API_KEY', '--secret', '--value-stdin', '--json');
+    assert.equal(secret.code, 0, secret.stderr);
+    assert.deepEqual(JSON.parse(secret.stdout), { project: 'web', name: 'API_KEY', secret: true });
+    const piped = await adminWithStdin('line one\nline two\n', 'variable', 'set', 'web', 'NOTES', '--value-stdin');
+    assert.equal(piped.code, 0, piped.stderr);
     await json('variable', 'set', 'web', 'REGION', 'eu');
     const shown = await admin('project', 'show', 'web', '--json');
     assert.ok(!shown.stdout.includes('hunter2-hunter2'));
-    assert.match(shown.stdout, /"REGION"/);
+    const variables = (JSON.parse(shown.stdout) as { variables: { name: string; secret: boolean; value: string }[] }).variables;
+    assert.deepEqual(variables.find((variable) => variable.name === 'API_KEY'), { name: 'API_KEY', secret: true, value: '***' });
+    assert.equal(variables.find((variable) => variable.name === 'NOTES')?.value, 'line one\nline two', 'one trailing newline is dropped');
+    const database = Buffer.concat([await readFile(join(dir, 'pipeline.db')), await readFile(join(dir, 'pipeline.db-wal')).catch(() => Buffer.alloc(0))]);
+    assert.ok(database.includes('hunter2-hunter2') && !database.includes('hunter2-hunter2\n'), 'the secret is stored as piped, without its newline');
+
+    const short = await adminWithStdin('abc\n', 'variable', 'set', 'web', 'SHORT', '--secret', '--value-stdin');
+    assert.equal(short.code, 2);
+    assert.match(short.stderr, /at least 8/);
     await json('variable', 'unset', 'web', 'REGION');
-    assert.ok(!(await admin('project', 'show', 'web', '--json')).stdout.includes('REGION'));
+    const after = await admin('project', 'show', 'web', '--json');
+    assert.ok(!after.stdout.includes('REGION') && !after.stdout.includes('SHORT'));
   });
 
   it('creates a worker whose token is shown once and stored only as a hash', async () => {
@@ -103,5 +130,56 @@ describe('conveyor pipeline admin', () => {
     assert.equal((await admin('worker', 'create', '--name', 'builder-1')).code, 2, 'names are unique among live workers');
     const revoked = await json('worker', 'revoke', 'builder-1');
     assert.equal(typeof revoked.revoked_at, 'number');
+  });
+
+  it('prints timestamps as ISO 8601 for people and as integers under --json', async () => {
+    const listed = (await json('worker', 'list')) as unknown as { created_at: number }[];
+    assert.ok(listed.every((worker) => Number.isInteger(worker.created_at)));
+    const human = await admin('worker', 'list');
+    assert.equal(human.code, 0);
+    assert.match(human.stdout, /^created_at: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/m);
+    assert.match(human.stdout, /^revoked_at: \d{4}-\d\d-\d\dT/m);
+    assert.match(human.stdout, /^last_seen_at: null$/m);
+    assert.doesNotMatch(human.stdout, /_at: \d{10,}$/m);
+  });
+});
+
+describe('conveyor pipeline admin without a database', () => {
+  let dir: string;
+  before(async () => {
+    dir = await realpath(await mkdtemp(join(tmpdir(), 'conveyor-nodb-')));
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  // The defaults (./data/...) from an empty working directory, as when run in the wrong place.
+  const admin = (stdin: string, ...args: string[]) =>
+    runCli(['pipeline', 'admin', ...args], { PIPELINE_DATABASE_PATH: '', PIPELINE_DATA_PATH: '' }, stdin, { cwd: dir });
+
+  it('refuses every command but project create and worker create, says where it looked, and creates nothing', async () => {
+    const commands = [
+      ['project', 'list'],
+      ['project', 'show', 'web'],
+      ['project', 'update', 'web', '--enabled', 'false'],
+      ['variable', 'set', 'web', 'NAME', 'value'],
+      ['variable', 'unset', 'web', 'NAME'],
+      ['worker', 'revoke', 'w'],
+      ['worker', 'list'],
+    ];
+    for (const args of commands) {
+      const result = await admin('', ...args);
+      assert.equal(result.code, 2, args.join(' '));
+      assert.match(result.stderr, new RegExp(`no database at ${join(dir, 'data', 'pipeline.db').replace(/[.]/g, '\\.')}; start the server once`), args.join(' '));
+      assert.match(result.stderr, /project create.*PIPELINE_DATABASE_PATH/);
+    }
+    const json = await admin('', 'project', 'list', '--json');
+    assert.equal((JSON.parse(json.stdout) as { error: string }).error, 'no_database');
+    assert.deepEqual(await readdir(dir), [], 'no file or directory was made');
+  });
+
+  it('lets worker create make the database', async () => {
+    const created = await admin('', 'worker', 'create', '--name', 'first', '--json');
+    assert.equal(created.code, 0, created.stderr);
+    assert.deepEqual(await readdir(join(dir, 'data')).then((names) => names.includes('pipeline.db')), true);
+    assert.equal((await admin('', 'worker', 'list')).code, 0);
   });
 });

@@ -1,21 +1,30 @@
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { admin, ConfigError, openPipeline, readPipelineConfig, ServiceError, type PipelineDeps, type Project, type Worker } from '@conveyor/pipeline';
-import { printResult, runCommand, UsageError, type CommandGroup, type CommandIO } from '../usage.js';
+import { admin, ConfigError, openPipeline, readPipelineConfig, ServiceError, type PipelineConfig, type PipelineDeps, type Project, type Worker } from '@conveyor/pipeline';
+import { EXIT_USAGE, printResult, readSecretFromStdin, runCommand, UsageError, type CommandGroup, type CommandIO } from '../usage.js';
 
 const HELP = `Usage: conveyor pipeline admin <command> [--json]
 
   project create --name NAME --repo PATH_OR_URL [--visibility private|public] [--owner USER_ID]
-  project update PROJECT [--enabled true|false] [--visibility private|public] [--repo PATH_OR_URL] [--rotate-secret]
+  project update PROJECT [--enabled true|false] [--visibility private|public] [--repo PATH_OR_URL] [--owner USER_ID] [--rotate-secret]
   project show PROJECT
   project list
-  variable set PROJECT NAME VALUE [--secret]
+  variable set PROJECT NAME VALUE
+  variable set PROJECT NAME --value-stdin [--secret]
   variable unset PROJECT NAME
   worker create --name NAME [--owner USER_ID]
   worker revoke WORKER
   worker list
 
-PROJECT is a project's id or name. Works on PIPELINE_DATABASE_PATH, also while the server runs.
+PROJECT is a project's id or name. Works on PIPELINE_DATABASE_PATH, also while the server runs; only
+'project create' and 'worker create' make the database when it does not exist yet.
+'project update --owner ""' clears the owner. A secret value is read from standard input (one trailing
+newline dropped), never from the command line, where ps and shell history would show it.
 `;
+
+const COMMANDS = ['project create', 'project update', 'project show', 'project list', 'variable set', 'variable unset', 'worker create', 'worker revoke', 'worker list'];
+/** The commands that may make the first record; every other one refuses to create an empty database. */
+const CREATES_DATABASE = new Set(['project create', 'worker create']);
 
 const OPTIONS = {
   json: { type: 'boolean' },
@@ -26,6 +35,7 @@ const OPTIONS = {
   enabled: { type: 'string' },
   'rotate-secret': { type: 'boolean' },
   secret: { type: 'boolean' },
+  'value-stdin': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -71,8 +81,30 @@ function expectPositionals(positionals: string[], count: number, usage: string):
   return positionals;
 }
 
+/** `--owner ''` clears the owner; without the flag the owner is left as it is. */
+function readOwnerChange(value: string | undefined): string | null | undefined {
+  if (value === undefined) return undefined;
+  return value === '' ? null : value;
+}
+
+/** The value of `variable set`: the positional VALUE, or standard input with --value-stdin (required for secrets). */
+async function readVariableValue(io: CommandIO, args: string[], values: Values): Promise<string> {
+  const [, , value] = args;
+  if (values['value-stdin'] === true) {
+    if (value !== undefined) throw new UsageError('give the value either as VALUE or on standard input with --value-stdin, not both');
+    return readSecretFromStdin(io);
+  }
+  if (value === undefined) throw new UsageError('usage: conveyor pipeline admin variable set PROJECT NAME VALUE, or --value-stdin to read the value from standard input');
+  if (values.secret === true) {
+    throw new UsageError(
+      "a secret value on the command line is visible in ps and shell history; pipe it instead: printf '%s\\n' \"$VALUE\" | conveyor pipeline admin variable set PROJECT NAME --secret --value-stdin",
+    );
+  }
+  return value;
+}
+
 /** Runs one admin command against the store; returns what to print. */
-async function dispatch(deps: PipelineDeps, words: string[], values: Values): Promise<unknown> {
+async function dispatch(deps: PipelineDeps, io: CommandIO, words: string[], values: Values): Promise<unknown> {
   const [noun, verb, ...args] = words;
   switch (`${noun} ${verb}`) {
     case 'project create':
@@ -93,6 +125,7 @@ async function dispatch(deps: PipelineDeps, words: string[], values: Values): Pr
           visibility: values.visibility,
           repo: values.repo,
           rotateSecret: values['rotate-secret'],
+          ownerUserId: readOwnerChange(values.owner),
         }),
       );
     }
@@ -109,7 +142,9 @@ async function dispatch(deps: PipelineDeps, words: string[], values: Values): Pr
       expectPositionals(args, 0, 'project list');
       return deps.store.listProjects().map(showProject);
     case 'variable set': {
-      const [project, name, value] = expectPositionals(args, 3, 'variable set PROJECT NAME VALUE [--secret]') as [string, string, string];
+      if (args.length < 2 || args.length > 3) throw new UsageError('usage: conveyor pipeline admin variable set PROJECT NAME VALUE, or PROJECT NAME --value-stdin [--secret]');
+      const [project, name] = args as [string, string];
+      const value = await readVariableValue(io, args, values);
       admin.setVariable(deps, project, name, value, values.secret === true);
       return { project, name, secret: values.secret === true };
     }
@@ -135,13 +170,25 @@ async function dispatch(deps: PipelineDeps, words: string[], values: Values): Pr
   }
 }
 
-function openDeps(io: CommandIO): PipelineDeps {
+function readConfig(io: CommandIO): PipelineConfig {
   try {
-    return openPipeline(readPipelineConfig(io.env));
+    return readPipelineConfig(io.env);
   } catch (error) {
     if (error instanceof ConfigError) throw new UsageError(error.message);
     throw error;
   }
+}
+
+/** Opens the database, refusing to make an empty one (in the wrong directory, say) for a command that needs records. */
+function openDeps(config: PipelineConfig, command: string): PipelineDeps {
+  if (!CREATES_DATABASE.has(command) && !existsSync(config.databasePath)) {
+    throw new UsageError(
+      `no database at ${config.databasePath}; start the server once (conveyor pipeline serve) or run 'conveyor pipeline admin project create' first, ` +
+        'or set PIPELINE_DATABASE_PATH to the database you mean',
+      'no_database',
+    );
+  }
+  return openPipeline(config);
 }
 
 export const runAdmin: CommandGroup = async (argv, io) => {
@@ -153,13 +200,19 @@ export const runAdmin: CommandGroup = async (argv, io) => {
     } catch (error) {
       throw new UsageError(error instanceof Error ? error.message : String(error));
     }
-    if (parsed.values.help === true || parsed.positionals.length === 0) {
+    if (parsed.values.help === true) {
       io.stdout(HELP);
-      return parsed.values.help === true ? 0 : 2;
+      return 0;
     }
-    const deps = openDeps(io);
+    if (parsed.positionals.length === 0) {
+      io.stderr(HELP);
+      return EXIT_USAGE;
+    }
+    const command = parsed.positionals.slice(0, 2).join(' ');
+    if (!COMMANDS.includes(command)) throw new UsageError(`unknown admin command '${command}'\n${HELP}`);
+    const deps = openDeps(readConfig(io), command);
     try {
-      const result = await dispatch(deps, parsed.positionals, parsed.values);
+      const result = await dispatch(deps, io, parsed.positionals, parsed.values);
       printResult(io, result, json);
       return 0;
     } catch (error) {

@@ -2,7 +2,8 @@ import { EXIT_USAGE, type CommandGroup } from '../usage.js';
 
 const HELP = `Usage: conveyor pipeline <command>
 
-  serve                                 run the pipeline service (PIPELINE_* variables)
+  serve                                 run the pipeline service (\`serve --help\` lists its PIPELINE_* variables)
+  lint [FILE] [--json]                  check a pipeline file (default ./.pipeline.yml) with the service's compiler
   admin project create|update|show|list manage projects
   admin variable set|unset              manage a project's variables
   admin worker create|revoke|list       manage worker tokens
@@ -14,6 +15,7 @@ const commands: Record<string, () => Promise<CommandGroup>> = {
   serve: async () => (await import('./serve.js')).runServe,
   admin: async () => (await import('./admin.js')).runAdmin,
   hook: async () => (await import('./hook.js')).runHookCommand,
+  lint: async () => (await import('./lint.js')).runLint,
 };
 
 export const runPipeline: CommandGroup = async (argv, io) => {

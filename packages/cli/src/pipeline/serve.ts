@@ -1,10 +1,33 @@
 import { ConfigError, readPipelineConfig, startPipelineServer, widenHeapGrowth } from '@conveyor/pipeline';
 import { EXIT_USAGE, type CommandGroup } from '../usage.js';
 
+const HELP = `Usage: conveyor pipeline serve
+
+Runs the pipeline service until SIGTERM or SIGINT, then lets in-flight requests finish and closes the
+database. It takes no arguments; these variables configure it:
+
+  Variable                     Default                       Meaning
+  PIPELINE_DATABASE_PATH       ./data/pipeline.db            the SQLite file
+  PIPELINE_DATA_PATH           ./data/pipeline               logs, artifacts, repository mirrors
+  PIPELINE_PORT                3000                          listen port (0 picks a free one)
+  PIPELINE_HOST                127.0.0.1                     listen address
+  PIPELINE_PUBLIC_URL          (from the request's Host)     base of the absolute URLs handed to workers
+  PIPELINE_MAX_LOG_BYTES       67108864 (64 MiB)             longest log of one task attempt
+  PIPELINE_HEARTBEAT_INTERVAL  10                            seconds between worker heartbeats
+  PIPELINE_GIT_TIMEOUT         120                           seconds a git clone or fetch may take
+  PIPELINE_LOG_LEVEL           info                          fatal, error, warn, info, debug or silent
+
+Relative paths are taken from the working directory.
+`;
+
 /** `conveyor pipeline serve`: runs until SIGTERM or SIGINT, then drains in-flight requests and closes. */
 export const runServe: CommandGroup = async (argv, io) => {
+  if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h')) {
+    io.stdout(HELP);
+    return 0;
+  }
   if (argv.length > 0) {
-    io.stderr('error: `conveyor pipeline serve` takes no arguments; configure it with PIPELINE_* variables\n');
+    io.stderr(`error: \`conveyor pipeline serve\` takes no arguments; configure it with PIPELINE_* variables\n${HELP}`);
     return EXIT_USAGE;
   }
   let config;

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { before, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
+import { runCli } from '../testing/run-cli.js';
 import { admin, runConveyor, tempAuthEnv } from './cli-harness.js';
 
 /** A digest of every file under the data directory: equal before and after means nothing was written. */
@@ -164,5 +166,41 @@ describe('conveyor signin admin (real processes)', () => {
       assert.equal((await runConveyor(['signin', 'admin', 'realm', 'explode'], env)).code, 2);
       assert.equal((await runConveyor(['signin', 'admin', 'realm', 'list'], { ...env, AUTH_PORT: '99999' })).code, 2);
     });
+  });
+});
+
+describe('conveyor signin admin without a database', () => {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'signin-nodb-')));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  // No AUTH_* at all: the defaults (./data/...) from an empty working directory, as when run in the wrong place.
+  const run = (args: string[], stdin = '') => runCli(['signin', 'admin', ...args], {}, stdin, { inheritEnv: false, cwd: dir });
+
+  it('refuses every command but realm create and user create, says where it looked, and creates nothing', async () => {
+    const commands = [
+      ['realm', 'list'],
+      ['realm', 'update', 'system', '--status', 'active'],
+      ['realm', 'add-host', 'system', '--host', 'a.test'],
+      ['domain', 'add', '--realm', 'system', '--domain', 'a.test'],
+      ['user', 'update', 'ann', '--status', 'active'],
+      ['user', 'set-password', 'ann', '--password-stdin'],
+      ['member', 'add', '--realm', 'system', '--user', 'ann'],
+      ['client', 'add', '--realm', 'system', '--client-id', 'c', '--name', 'C'],
+    ];
+    for (const args of commands) {
+      const result = await run(args, 'a password\n');
+      assert.equal(result.code, 2, args.join(' '));
+      assert.ok(result.stderr.includes(`no database at ${join(dir, 'data', 'signin.db')}; start the server once`), `${args.join(' ')}: ${result.stderr}`);
+      assert.match(result.stderr, /realm create.*user create.*AUTH_DATABASE_PATH/);
+    }
+    const json = await run(['realm', 'list', '--json']);
+    assert.equal((JSON.parse(json.stdout) as { error: string }).error, 'no_database');
+    assert.deepEqual(readdirSync(dir), [], 'no file or directory was made');
+  });
+
+  it('lets user create make the database for the first administrator', async () => {
+    const created = await run(['user', 'create', '--username', 'admin', '--password-stdin'], 'first password\n');
+    assert.equal(created.code, 0, created.stderr);
+    assert.ok(readdirSync(join(dir, 'data')).includes('signin.db'));
+    assert.equal((await run(['member', 'add', '--realm', 'system', '--user', 'admin', '--role', 'system-admin'])).code, 0);
   });
 });

@@ -18,6 +18,10 @@ export const runSignin: CommandGroup = async (argv, io) => {
     io.stdout(SIGNIN_HELP);
     return 0;
   }
-  io.stderr(`error: unknown signin command '${command ?? ''}'\n${SIGNIN_HELP}`);
+  if (command === undefined) {
+    io.stderr(SIGNIN_HELP);
+    return EXIT_USAGE;
+  }
+  io.stderr(`error: unknown signin command '${command}'\n${SIGNIN_HELP}`);
   return EXIT_USAGE;
 };

@@ -12,12 +12,12 @@ export interface CliResult {
 
 /**
  * Runs `conveyor ...args` to completion with the given environment (added to this process's, unless
- * `inheritEnv` is false) and standard input.
+ * `inheritEnv` is false), standard input and working directory.
  */
-export function runCli(args: string[], env: NodeJS.ProcessEnv, stdin = '', options = { inheritEnv: true }): Promise<CliResult> {
+export function runCli(args: string[], env: NodeJS.ProcessEnv, stdin = '', options: { inheritEnv?: boolean; cwd?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const childEnv = options.inheritEnv ? { ...process.env, ...env } : env;
-    const child = spawn(process.execPath, [CONVEYOR_BIN, ...args], { env: childEnv, stdio: 'pipe' });
+    const childEnv = options.inheritEnv === false ? env : { ...process.env, ...env };
+    const child = spawn(process.execPath, [CONVEYOR_BIN, ...args], { env: childEnv, stdio: 'pipe', cwd: options.cwd });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

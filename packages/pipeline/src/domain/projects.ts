@@ -66,11 +66,13 @@ export async function createProject(
 export async function updateProject(
   deps: PipelineDeps,
   idOrName: string,
-  input: { enabled?: boolean; visibility?: string; repo?: string; rotateSecret?: boolean },
+  input: { enabled?: boolean; visibility?: string; repo?: string; rotateSecret?: boolean; ownerUserId?: string | null },
 ): Promise<Project> {
   const project = requireProject(deps, idOrName);
   const changes: ProjectChanges = {};
   if (input.enabled !== undefined) changes.enabled = input.enabled;
+  // null clears the owner: a private project is then readable by administrators only.
+  if (input.ownerUserId !== undefined) changes.ownerUserId = checkOwner(input.ownerUserId);
   if (input.visibility !== undefined) changes.visibility = checkVisibility(input.visibility);
   if (input.repo !== undefined) {
     const repo = normalizeLocation(input.repo);

@@ -111,6 +111,24 @@ function placeFinding(finding: YamlFinding, kind: string, lineCounter: LineCount
   return `${kind} at line ${line}, column ${col}: ${finding.message}`;
 }
 
+/** Reads back the position placeFinding wrote into a problem's message, for tools that list problems by line. */
+export function readFindingPosition(message: string): { line: number; column: number } | undefined {
+  const match = / at line (\d+), column (\d+): /.exec(message);
+  return match ? { line: Number(match[1]), column: Number(match[2]) } : undefined;
+}
+
+/**
+ * The document as the compiler parses it, with its line counter, for mapping problem paths back to
+ * source positions. Undefined when the file does not parse cleanly (its problems carry positions already).
+ */
+export function parseWithPositions(source: string): { doc: Document.Parsed<ParsedNode, true>; lineCounter: LineCounter } | undefined {
+  if (checkFileSize(source)) return undefined;
+  const lineCounter = new LineCounter();
+  const tokens = readTokens(source, lineCounter);
+  if (!Array.isArray(tokens)) return undefined;
+  return { doc: composeSingleDocument(tokens, source.length).doc, lineCounter };
+}
+
 function describeAliasError(error: ReferenceError): string {
   if (error.message.startsWith('Excessive alias count')) {
     return `too many alias expansions (an anchor may be expanded at most ${MAX_ALIAS_COUNT} times, nested aliases multiply)`;

@@ -128,7 +128,7 @@ export interface TaskTransition {
   workBecameAvailable: boolean;
 }
 
-export type ProjectChanges = Partial<Pick<Project, 'enabled' | 'visibility' | 'repo' | 'triggerSecret'>>;
+export type ProjectChanges = Partial<Pick<Project, 'enabled' | 'visibility' | 'repo' | 'triggerSecret' | 'ownerUserId'>>;
 
 /** Raised by the store for a uniqueness violation (a taken project name, say). */
 export class DuplicateError extends Error {}

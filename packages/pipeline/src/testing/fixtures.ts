@@ -1,4 +1,4 @@
-// Test support: the webhook deliveries in ../shared/fixtures/webhooks, signed as each service signs them.
+// Test support: the webhook deliveries in packages/pipeline/test-data/webhooks, signed as each service signs them.
 import { createHmac } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,7 +14,7 @@ export interface WebhookFixture {
 /** The commit every fixture names; a test replaces it with a commit of its own repository. */
 export const FIXTURE_SHA = '3f786850e387550fdab836ed7e6dc881de23001b';
 
-export const WEBHOOK_FIXTURES = join(findRepositoryRoot(), '..', 'shared', 'fixtures', 'webhooks');
+export const WEBHOOK_FIXTURES = join(findRepositoryRoot(), 'packages', 'pipeline', 'test-data', 'webhooks');
 
 export function loadWebhookFixtures(): WebhookFixture[] {
   return readdirSync(WEBHOOK_FIXTURES)

@@ -1,5 +1,6 @@
+import { existsSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ConfigError, openSigninAdmin, SigninError, type SigninDeps } from '@conveyor/signin';
+import { ConfigError, loadConfig, openSigninAdmin, SigninError, type SigninDeps } from '@conveyor/signin';
 import { UsageError, type CommandIO } from '../../usage.js';
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
@@ -52,9 +53,26 @@ export function oneOf<T extends string>(value: OptionValue, allowed: readonly T[
   throw new UsageError(`--${name} must be one of ${allowed.join(', ')}`);
 }
 
+/** Refuses, before anything is opened, when the system database does not exist: an admin command run in the wrong directory must not make an empty one. */
+export function requireDatabase(io: CommandIO): void {
+  let databasePath;
+  try {
+    databasePath = loadConfig(io.env).databasePath;
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message, 'invalid_config');
+    throw error;
+  }
+  if (existsSync(databasePath)) return;
+  throw new UsageError(
+    `no database at ${databasePath}; start the server once (conveyor signin serve) or run 'conveyor signin admin realm create' or 'user create' first, ` +
+      'or set AUTH_DATABASE_PATH to the database you mean',
+    'no_database',
+  );
+}
+
 /**
  * Opens the sign-in files for one command and closes them after. Domain refusals become
- * UsageErrors carrying the spec code (exit 2; `{"error": code}` under --json).
+ * UsageErrors carrying the service's error code (exit 2; `{"error": code}` under --json).
  */
 export async function withAdmin<T>(io: CommandIO, body: (deps: SigninDeps) => Promise<T> | T): Promise<T> {
   let admin;

@@ -1,4 +1,5 @@
 import { EXIT_USAGE, printResult, runCommand, type CommandIO } from '../../usage.js';
+import { requireDatabase } from './common.js';
 import { domainCommands } from './domain.js';
 import { memberCommands } from './member.js';
 import { clientCommands, providerCommands } from './provider.js';
@@ -10,6 +11,7 @@ export const ADMIN_HELP = `Usage: conveyor signin admin <resource> <command> [op
 
 Reads AUTH_DATABASE_PATH and AUTH_REALMS_PATH like the server. USER is an id or a username.
 Secrets are read from standard input (one trailing newline dropped). Bad input exits 2, writing nothing.
+Only 'realm create' and 'user create' make the database when it does not exist yet.
 
   realm create --slug S [--display-name D] [--host H]... [--no-session-duration-choice]
   realm update S [--display-name D] [--status active|disabled] [--session-duration-choice true|false] [--branding JSON]
@@ -30,6 +32,9 @@ Secrets are read from standard input (one trailing newline dropped). Bad input e
   client add --realm S --client-id C --name N [--access-mode internal|members|public] [--redirect-uri URI]... [--require-role SLUG]...
 `;
 
+/** The commands that may make the first record (a tenant, or the first administrator); the rest need a database. */
+const CREATES_DATABASE = new Set(['realm create', 'user create']);
+
 const resources: Record<string, AdminCommands> = {
   realm: realmCommands,
   domain: domainCommands,
@@ -43,9 +48,13 @@ const resources: Record<string, AdminCommands> = {
 /** `conveyor signin admin <resource> <command> ...` */
 export async function runSigninAdmin(argv: string[], io: CommandIO): Promise<number> {
   const [resource, command, ...rest] = argv;
-  if (resource === undefined || resource === '--help' || resource === '-h' || resource === 'help') {
+  if (resource === undefined) {
+    io.stderr(ADMIN_HELP);
+    return EXIT_USAGE;
+  }
+  if (resource === '--help' || resource === '-h' || resource === 'help') {
     io.stdout(ADMIN_HELP);
-    return resource === undefined ? EXIT_USAGE : 0;
+    return 0;
   }
   const run = command === undefined ? undefined : resources[resource]?.[command];
   if (run === undefined) {
@@ -54,6 +63,7 @@ export async function runSigninAdmin(argv: string[], io: CommandIO): Promise<num
   }
   const json = rest.includes('--json');
   return runCommand(io, json, async () => {
+    if (!CREATES_DATABASE.has(`${resource} ${command}`)) requireDatabase(io);
     printResult(io, await run(rest, io), json);
     return 0;
   });

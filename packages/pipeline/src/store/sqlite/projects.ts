@@ -68,13 +68,14 @@ export function createProjectMethods(db: Db): ProjectMethods {
       return db.prepare<[], ProjectRow>('SELECT * FROM projects ORDER BY name').all().map(toProject);
     },
     updateProject(id: string, changes: ProjectChanges, now: number) {
-      const columns: Record<string, string | number | undefined> = {
+      const columns: Record<string, string | number | null | undefined> = {
         enabled: changes.enabled === undefined ? undefined : changes.enabled ? 1 : 0,
         visibility: changes.visibility,
         repo: changes.repo,
         trigger_secret: changes.triggerSecret,
+        owner_user_id: changes.ownerUserId,
       };
-      const given = Object.entries(columns).filter((entry): entry is [string, string | number] => entry[1] !== undefined);
+      const given = Object.entries(columns).filter((entry): entry is [string, string | number | null] => entry[1] !== undefined);
       const sets = given.map(([column]) => `${column} = ?`);
       const values = given.map(([, value]) => value);
       db.prepare(`UPDATE projects SET ${[...sets, 'updated_at = ?'].join(', ')} WHERE id = ?`).run(...values, now, id);
