@@ -39,11 +39,7 @@ export async function startPipelineServer(config: PipelineConfig, clock: Clock =
   const app = await buildApp(deps, { shutdown: shutdown.signal });
   const address = await app.listen({ port: config.port, host: config.host });
   const sweeper = setInterval(() => {
-    try {
-      reapExpiredTasks(deps);
-    } catch (error) {
-      app.log.error({ err: error }, 'sweep failed');
-    }
+    reapExpiredTasks(deps).catch((error: unknown) => app.log.error({ err: error }, 'sweep failed'));
   }, SWEEP_INTERVAL_MS);
   sweeper.unref();
   let stopping: Promise<void> | null = null;
@@ -55,7 +51,7 @@ export async function startPipelineServer(config: PipelineConfig, clock: Clock =
         clearInterval(sweeper);
         shutdown.abort();
         await app.close();
-        deps.store.close();
+        await deps.store.close();
       })();
       return stopping;
     },

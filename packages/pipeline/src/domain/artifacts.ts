@@ -28,7 +28,7 @@ export interface ArtifactUpload {
  * Any failure leaves nothing behind.
  */
 export async function receiveArtifact(deps: PipelineDeps, worker: Worker, taskId: string, upload: ArtifactUpload): Promise<StoredArtifact> {
-  const task = findHeldTask(deps, worker, taskId);
+  const task = await findHeldTask(deps, worker, taskId);
   if (task === null) throw new ServiceError(404, 'not found');
   const path = upload.rawPath === undefined ? null : sanitizeArtifactPath(upload.rawPath);
   if (path === null) throw new ServiceError(400, 'X-Artifact-Path must name a file (percent-encoded UTF-8, no control characters)');
@@ -64,7 +64,7 @@ export async function receiveArtifact(deps: PipelineDeps, worker: Worker, taskId
   const destination = artifactFilePath(deps.config.dataPath, id);
   await mkdir(join(deps.config.dataPath, 'artifacts'), { recursive: true });
   await rename(temporary, destination);
-  const { stored, replaced } = deps.store.putArtifact(artifact, worker.id);
+  const { stored, replaced } = await deps.store.putArtifact(artifact, worker.id);
   if (!stored) {
     await rm(destination, { force: true });
     throw new ServiceError(404, 'not found');

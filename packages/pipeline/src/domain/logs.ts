@@ -42,7 +42,7 @@ export async function appendLog(
   chunk: Buffer,
 ): Promise<number> {
   return locks.run(taskId, async () => {
-    const task = findHeldTask(deps, worker, taskId);
+    const task = await findHeldTask(deps, worker, taskId);
     if (task === null) throw new ServiceError(404, 'not found');
     const size = task.logSize;
     if (offset > size) {
@@ -56,9 +56,20 @@ export async function appendLog(
     }
     await writeAt(logFilePath(deps.config.dataPath, task.id, task.attempt), fresh, size);
     const newSize = size + fresh.length;
-    if (!deps.store.setLogSize(task.id, worker.id, task.attempt, newSize)) throw new ServiceError(404, 'not found');
+    if (!(await deps.store.setLogSize(task.id, worker.id, task.attempt, size, newSize))) throw await refusal(deps, worker, task);
     return newSize;
   });
+}
+
+/**
+ * Why a recorded size was not moved on: the task is no longer held at that attempt (404), or another
+ * append moved the size first (409, so the worker resends from the size now recorded). The second needs
+ * another writer of the same log outside this process's locks, such as a second service instance.
+ */
+async function refusal(deps: PipelineDeps, worker: Worker, task: Task): Promise<ServiceError> {
+  const now = await findHeldTask(deps, worker, task.id);
+  if (now === null || now.attempt !== task.attempt) return new ServiceError(404, 'not found');
+  return new ServiceError(409, `log gap: the log is ${now.logSize} bytes long`, { expected_offset: now.logSize });
 }
 
 async function writeAt(path: string, data: Buffer, position: number): Promise<void> {

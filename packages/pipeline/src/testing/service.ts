@@ -53,7 +53,7 @@ export interface TestService {
   clock: FakeClock;
   app: FastifyInstance;
   addProject(options?: { name?: string; visibility?: 'public' | 'private'; owner?: string; pipeline?: string }): Promise<TestProject>;
-  addWorker(owner?: string | null, name?: string): { worker: Worker; token: string };
+  addWorker(owner?: string | null, name?: string): Promise<{ worker: Worker; token: string }>;
   call(method: string, path: string, options?: CallOptions): Promise<Response>;
   /** POST /jobs signed, for the common case; returns the parsed body and status. */
   startJob(project: TestProject, sha: string, extra?: object): Promise<{ status: number; body: { job_id: string; tasks: number; error?: string } }>;
@@ -138,7 +138,7 @@ export async function startTestService(
     async halt() {
       shutdown.abort();
       await app.close();
-      deps.store.close();
+      await deps.store.close();
     },
   };
   return service;

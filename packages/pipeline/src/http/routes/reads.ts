@@ -18,26 +18,24 @@ type TaskParams = JobParams & { task: string };
 /** Resolves project, job and task from the path; all must agree, and the reader must be allowed. */
 async function loadJobForReader(context: HttpContext, request: FastifyRequest<{ Params: JobParams }>, allowed: (reader: Reader, project: Project) => boolean) {
   const { store } = context.deps;
-  const project = store.findProject(request.params.project);
+  const project = await store.findProject(request.params.project);
   if (project === null) throw hidden();
   const reader = await identifyReader(request, project, context.sessions);
   if (!allowed(reader, project)) throw hidden();
-  const job = store.findJob(project.id, request.params.job);
+  const job = await store.findJob(project.id, request.params.job);
   if (job === null) throw hidden();
   return { project, job };
 }
 
-function loadTaskOfJob(context: HttpContext, job: Job, taskId: string): Task {
-  const task = context.deps.store.getTask(taskId);
+async function loadTaskOfJob(context: HttpContext, job: Job, taskId: string): Promise<Task> {
+  const task = await context.deps.store.getTask(taskId);
   if (task === null || task.jobId !== job.id) throw hidden();
   return task;
 }
 
-function presentTaskRead(context: HttpContext, request: FastifyRequest, task: Task, job: Job, project: Project) {
+async function presentTaskRead(context: HttpContext, request: FastifyRequest, task: Task, job: Job, project: Project) {
   const base = baseUrlOf(request, context.deps.config.publicUrl);
-  const artifacts = context.deps.store
-    .listArtifacts(task.id)
-    .map((artifact) => presentArtifact(artifact, artifactUrl(base, project, job, artifact)));
+  const artifacts = (await context.deps.store.listArtifacts(task.id)).map((artifact) => presentArtifact(artifact, artifactUrl(base, project, job, artifact)));
   return { task: presentTask(task, job, project), artifacts };
 }
 
@@ -52,26 +50,26 @@ export function registerReadRoutes(app: FastifyInstance, context: HttpContext): 
 
   app.get<{ Params: JobParams }>('/api/v1/projects/:project/jobs/:job', async (request) => {
     const { project, job } = await loadJobForReader(context, request, mayReadJob);
-    return { job: presentJob(job, project), tasks: store.listTasksOfJob(job.id).map(presentTaskSummary) };
+    return { job: presentJob(job, project), tasks: (await store.listTasksOfJob(job.id)).map(presentTaskSummary) };
   });
 
   app.get<{ Params: { task: string } }>('/api/v1/tasks/:task', async (request) => {
-    const task = store.getTask(request.params.task);
-    const project = task === null ? null : store.findProject(task.projectId);
-    const job = task === null ? null : store.getJobById(task.jobId);
+    const task = await store.getTask(request.params.task);
+    const project = task === null ? null : await store.findProject(task.projectId);
+    const job = task === null ? null : await store.getJobById(task.jobId);
     if (task === null || project === null || job === null) throw hidden();
     if (!mayReadBareTask(await identifyReader(request, null, context.sessions), project)) throw hidden();
     return presentTaskRead(context, request, task, job, project);
   });
 
   app.get<{ Params: { project: string; task: string } }>('/api/v1/projects/:project/tasks/:task', async (request) => {
-    const project = store.findProject(request.params.project);
+    const project = await store.findProject(request.params.project);
     if (project === null) throw hidden();
-    const task = store.getTask(request.params.task);
+    const task = await store.getTask(request.params.task);
     // The task must belong to the named project, or a guessed id could be read through a readable one.
     if (task === null || task.projectId !== project.id) throw hidden();
     if (!mayReadJob(await identifyReader(request, project, context.sessions), project)) throw hidden();
-    const job = store.getJobById(task.jobId);
+    const job = await store.getJobById(task.jobId);
     if (job === null) throw hidden();
     return presentTaskRead(context, request, task, job, project);
   });
@@ -80,7 +78,7 @@ export function registerReadRoutes(app: FastifyInstance, context: HttpContext): 
     '/api/v1/projects/:project/jobs/:job/tasks/:task/log',
     async (request, reply) => {
       const { job } = await loadJobForReader(context, request, mayReadJob);
-      const task = loadTaskOfJob(context, job, request.params.task);
+      const task = await loadTaskOfJob(context, job, request.params.task);
       const chosen = chooseLogAttempt(task, parseAttempt(request.query.attempt));
       if (chosen === null) throw hidden();
       const path = logFilePath(context.deps.config.dataPath, task.id, chosen.attempt);
@@ -95,8 +93,8 @@ export function registerReadRoutes(app: FastifyInstance, context: HttpContext): 
     async (request, reply) => {
       // Visibility is checked here every time, whatever URL the caller was handed.
       const { job } = await loadJobForReader(context, request, (reader, project) => mayDownloadArtifact(reader, project));
-      const task = loadTaskOfJob(context, job, request.params.task);
-      const artifact = store.getArtifact(request.params.artifact);
+      const task = await loadTaskOfJob(context, job, request.params.task);
+      const artifact = await store.getArtifact(request.params.artifact);
       if (artifact === null || artifact.taskId !== task.id) throw hidden();
       const etag = `"${artifact.sha256}"`;
       reply

@@ -1,6 +1,6 @@
 import type { TaskState } from '@conveyor/protocol';
 import { deriveJobState, initialTaskState, settleBlockedTasks, type JobTally } from '../../domain/task-graph.js';
-import type { Job, PipelineStore, Task } from '../types.js';
+import type { Job, NewJob, PipelineStore } from '../types.js';
 import type { Db } from './database.js';
 import { toJob, toTask, type JobRow, type TaskRow } from './rows.js';
 
@@ -78,7 +78,7 @@ export function createJobMethods(db: Db): JobMethods {
     return row === undefined ? null : toJob(row);
   }
 
-  const insertJob = db.transaction<JobMethods['insertJob']>((job, ids, now) => {
+  const insertJob = db.transaction((job: NewJob, ids: { jobId: string; taskIds: string[] }, now: number): Job => {
     const counter = db
       .prepare<[string], { job_counter: number }>(
         'UPDATE projects SET job_counter = job_counter + 1 WHERE id = ? RETURNING job_counter',
@@ -135,17 +135,17 @@ export function createJobMethods(db: Db): JobMethods {
   });
 
   return {
-    insertJob: (job, ids, now) => insertJob.immediate(job, ids, now),
-    findJob(projectId, idOrNumber) {
+    insertJob: async (job, ids, now) => insertJob.immediate(job, ids, now),
+    async findJob(projectId, idOrNumber) {
       const row = /^[1-9]\d{0,15}$/.test(idOrNumber)
         ? db.prepare<[string, number], JobRow>('SELECT * FROM jobs WHERE project_id = ? AND number = ?').get(projectId, Number(idOrNumber))
         : db.prepare<[string, string], JobRow>('SELECT * FROM jobs WHERE project_id = ? AND id = ?').get(projectId, idOrNumber);
       return row === undefined ? null : toJob(row);
     },
-    getJobById,
-    listTasksOfJob(jobId): Task[] {
+    getJobById: async (id) => getJobById(id),
+    async listTasksOfJob(jobId) {
       return tasksOfJob.all(jobId).map(toTask);
     },
-    cancelJob: (jobId, now) => cancelJob.immediate(jobId, now),
+    cancelJob: async (jobId, now) => cancelJob.immediate(jobId, now),
   };
 }

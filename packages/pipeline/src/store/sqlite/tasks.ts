@@ -111,26 +111,26 @@ export function createTaskMethods(db: Db): TaskMethods {
     return lapsed.map((task) => ({ task: getTask(task.id) as Task, workBecameAvailable }));
   });
 
+  const logSizeSet = db.prepare(
+    "UPDATE tasks SET log_size = ? WHERE id = ? AND state = 'running' AND worker_id = ? AND attempt = ? AND log_size = ?",
+  );
+  const leaseExtended = db.prepare("UPDATE tasks SET lease_expires_at = ? WHERE id = ? AND state = 'running' AND worker_id = ?");
+
   return {
-    getTask,
-    claimNextTask: (filter, lease) => claim.immediate(filter, lease),
-    extendLease(taskId, workerId, leaseMs, now) {
-      const result = db
-        .prepare("UPDATE tasks SET lease_expires_at = ? WHERE id = ? AND state = 'running' AND worker_id = ?")
-        .run(now + leaseMs, taskId, workerId);
-      if (result.changes === 0) return null;
+    getTask: async (id) => getTask(id),
+    claimNextTask: async (filter, lease) => claim.immediate(filter, lease),
+    // One UPDATE is atomic on its own; the cancel flag read after it is only advice for the worker.
+    async extendLease(taskId, workerId, leaseMs, now) {
+      if (leaseExtended.run(now + leaseMs, taskId, workerId).changes === 0) return null;
       const task = taskById.get(taskId);
       return { cancel: task !== undefined && cancelFlag.get(task.job_id)?.cancel_requested === 1 };
     },
-    completeTask: (taskId, workerId, outcome, now) => complete.immediate(taskId, workerId, outcome, now),
+    completeTask: async (taskId, workerId, outcome, now) => complete.immediate(taskId, workerId, outcome, now),
     // The check outside a transaction keeps the common case (nothing lapsed) free of write locks.
-    reapExpiredTasks: (now) => (anyExpired(now) ? reap.immediate(now) : []),
-    setLogSize(taskId, workerId, attempt, size) {
-      return (
-        db
-          .prepare("UPDATE tasks SET log_size = ? WHERE id = ? AND state = 'running' AND worker_id = ? AND attempt = ?")
-          .run(size, taskId, workerId, attempt).changes > 0
-      );
+    reapExpiredTasks: async (now) => (anyExpired(now) ? reap.immediate(now) : []),
+    // One UPDATE whose WHERE is the compare: atomic without a transaction.
+    async setLogSize(taskId, workerId, attempt, expectedSize, size) {
+      return logSizeSet.run(size, taskId, workerId, attempt, expectedSize).changes > 0;
     },
   };
 }
