@@ -1,4 +1,5 @@
 import type { JobState, ServiceSpec, TaskState } from '@conveyor/protocol';
+import type { AttemptOutcome } from '../domain/task-graph.js';
 import type { CompiledTask } from '../pipeline-file/types.js';
 
 export type Visibility = 'private' | 'public';
@@ -116,11 +117,8 @@ export interface ClaimLease {
   timeoutGraceMs: number;
 }
 
-export interface TaskOutcome {
-  success: boolean;
-  exitCode: number | null;
-  error: string | null;
-}
+/** How an attempt ended (the domain's rules decide what follows from it). */
+export type TaskOutcome = AttemptOutcome;
 
 /** What a change to a task did: its new state, and whether other tasks became claimable. */
 export interface TaskTransition {

@@ -1,4 +1,5 @@
 import type { TaskState } from '@conveyor/protocol';
+import { lapsedOutcome, nextStateAfterOutcome } from '../../domain/task-graph.js';
 import type { ClaimFilter, ClaimLease, PipelineStore, Task, TaskOutcome, TaskTransition } from '../types.js';
 import type { Db } from './database.js';
 import { settleJob } from './jobs.js';
@@ -8,13 +9,6 @@ type TaskMethods = Pick<
   PipelineStore,
   'getTask' | 'claimNextTask' | 'extendLease' | 'completeTask' | 'reapExpiredTasks' | 'setLogSize'
 >;
-
-/** The next state of a held task after an outcome, given its job's cancel flag and attempts left. */
-function nextStateAfter(task: Task, outcome: TaskOutcome, cancelRequested: boolean): TaskState {
-  if (outcome.success) return 'success';
-  if (cancelRequested) return 'canceled';
-  return task.attempt < task.maxAttempts ? 'waiting' : 'failure';
-}
 
 export function createTaskMethods(db: Db): TaskMethods {
   const taskById = db.prepare<[string], TaskRow>('SELECT * FROM tasks WHERE id = ?');
@@ -58,7 +52,7 @@ export function createTaskMethods(db: Db): TaskMethods {
   /** Records an outcome for a held task (its job is settled by the caller). Runs inside a transaction. */
   function recordOutcome(task: Task, outcome: TaskOutcome, now: number): TaskState {
     const cancelRequested = cancelFlag.get(task.jobId)?.cancel_requested === 1;
-    const state = nextStateAfter(task, outcome, cancelRequested);
+    const state = nextStateAfterOutcome(task, outcome, cancelRequested);
     const requeued = state === 'waiting';
     db.prepare(
       `UPDATE tasks SET state = ?, exit_code = ?, error = ?, finished_at = ?, lease_expires_at = NULL, deadline_at = NULL,
@@ -101,9 +95,8 @@ export function createTaskMethods(db: Db): TaskMethods {
     const lapsed = expired.all(now, now).map(toTask);
     let workBecameAvailable = false;
     for (const task of lapsed) {
-      const timedOut = task.deadlineAt !== null && task.deadlineAt <= now;
-      const outcome = { success: false, exitCode: null, error: timedOut ? 'timeout' : 'worker lost' };
-      if (recordOutcome(task, outcome, now) === 'waiting') workBecameAvailable = true;
+      const outcome = lapsedOutcome(task, now);
+      if (outcome !== null && recordOutcome(task, outcome, now) === 'waiting') workBecameAvailable = true;
     }
     for (const jobId of new Set(lapsed.map((task) => task.jobId))) {
       if (settleJob(db, jobId, now)) workBecameAvailable = true;
