@@ -1,7 +1,6 @@
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
+import { createFsBlobStore, removeUnfinishedPuts } from './blobs/fs/index.js';
 import { systemClock, type Clock } from './clock.js';
 import type { PipelineConfig } from './config.js';
 import type { PipelineDeps } from './domain/deps.js';
@@ -18,6 +17,7 @@ export function openPipeline(config: PipelineConfig, clock: Clock = systemClock)
   return {
     config,
     store: openSqliteStore(config.databasePath),
+    blobs: createFsBlobStore(config.dataPath),
     repos: createRepositories({ dataPath: config.dataPath, fetchTimeoutMs: config.gitTimeoutMs }),
     clock,
     work: new WorkSignal(),
@@ -33,8 +33,8 @@ export interface RunningServer {
 
 export async function startPipelineServer(config: PipelineConfig, clock: Clock = systemClock): Promise<RunningServer> {
   const deps = openPipeline(config, clock);
-  // Uploads cut off by a crash left their temporary files; none of them was ever recorded.
-  await rm(join(config.dataPath, 'tmp'), { recursive: true, force: true });
+  // Uploads cut off by a crash left their unfinished files; none of them was ever recorded.
+  await removeUnfinishedPuts(config.dataPath);
   const shutdown = new AbortController();
   const app = await buildApp(deps, { shutdown: shutdown.signal });
   const address = await app.listen({ port: config.port, host: config.host });

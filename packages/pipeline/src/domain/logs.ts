@@ -1,14 +1,11 @@
-import { constants } from 'node:fs';
-import { mkdir, open } from 'node:fs/promises';
-import { join } from 'node:path';
 import { ServiceError } from '../errors.js';
 import type { Task, Worker } from '../store/types.js';
 import type { PipelineDeps } from './deps.js';
 import { findHeldTask } from './worker-protocol.js';
 
-/** Where an attempt's log lives. One file per attempt, so a retry starts a clean log and keeps the old one. */
-export function logFilePath(dataPath: string, taskId: string, attempt: number): string {
-  return join(dataPath, 'logs', taskId, `${attempt}.log`);
+/** Where an attempt's log is kept. One blob per attempt, so a retry starts a clean log and keeps the old one. */
+export function logKey(taskId: string, attempt: number): string {
+  return `logs/${taskId}/${attempt}.log`;
 }
 
 /** Serialises appends per task so two chunks of one log never interleave their offset checks. */
@@ -54,7 +51,7 @@ export async function appendLog(
       // The limit in the body tells a full log apart from a request body over the route's own limit.
       throw new ServiceError(413, `the log is limited to ${deps.config.maxLogBytes} bytes`, { max_log_bytes: deps.config.maxLogBytes });
     }
-    await writeAt(logFilePath(deps.config.dataPath, task.id, task.attempt), fresh, size);
+    await deps.blobs.append(logKey(task.id, task.attempt), size, fresh);
     const newSize = size + fresh.length;
     if (!(await deps.store.setLogSize(task.id, worker.id, task.attempt, size, newSize))) throw await refusal(deps, worker, task);
     return newSize;
@@ -70,17 +67,6 @@ async function refusal(deps: PipelineDeps, worker: Worker, task: Task): Promise<
   const now = await findHeldTask(deps, worker, task.id);
   if (now === null || now.attempt !== task.attempt) return new ServiceError(404, 'not found');
   return new ServiceError(409, `log gap: the log is ${now.logSize} bytes long`, { expected_offset: now.logSize });
-}
-
-async function writeAt(path: string, data: Buffer, position: number): Promise<void> {
-  await mkdir(join(path, '..'), { recursive: true });
-  // Not O_APPEND: the write goes exactly at the recorded size, overwriting any unrecorded tail.
-  const file = await open(path, constants.O_WRONLY | constants.O_CREAT, 0o644);
-  try {
-    await file.write(data, 0, data.length, position);
-  } finally {
-    await file.close();
-  }
 }
 
 /** Which attempt's log a reader gets: the one asked for, else the current one. */

@@ -3,6 +3,7 @@ import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app.js';
+import { createFsBlobStore } from '../blobs/fs/index.js';
 import type { Clock } from '../clock.js';
 import { readPipelineConfig, type PipelineConfig } from '../config.js';
 import type { PipelineDeps } from '../domain/deps.js';
@@ -81,6 +82,7 @@ export async function startTestService(
   const deps: PipelineDeps = {
     config,
     store: openSqliteStore(config.databasePath),
+    blobs: createFsBlobStore(config.dataPath),
     repos: createRepositories({ dataPath: config.dataPath, fetchTimeoutMs: config.gitTimeoutMs }),
     clock,
     work: new WorkSignal(),

@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ClaimedTask } from '@conveyor/protocol';
-import { THREAD_SINK_BYTES } from '../../domain/measure-stream.js';
+import { THREAD_SINK_BYTES } from '../../blobs/fs/measure-stream.js';
 import { claimBody, startTestService, type TestProject, type TestService } from '../../testing/service.js';
 
 const PIPELINE = 'tasks:\n  build:\n    image: x\n    script: [make]\n    artifacts: ["dist/*"]\n';

@@ -1,14 +1,13 @@
-import { stat } from 'node:fs/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { artifactFilePath } from '../../domain/artifacts.js';
-import { chooseLogAttempt, logFilePath } from '../../domain/logs.js';
+import { artifactKey } from '../../domain/artifacts.js';
+import { chooseLogAttempt, logKey } from '../../domain/logs.js';
 import { ServiceError } from '../../errors.js';
 import type { Job, Project, Task } from '../../store/types.js';
 import { identifyReader, mayDownloadArtifact, mayReadBareTask, mayReadJob, type Reader } from '../access.js';
 import { baseUrlOf } from '../base-url.js';
 import type { HttpContext } from '../context.js';
 import { artifactUrl, presentArtifact, presentJob, presentTask, presentTaskSummary } from '../present.js';
-import { sendFileBytes } from '../ranges.js';
+import { sendBlobBytes } from '../ranges.js';
 
 const hidden = (): ServiceError => new ServiceError(404, 'not found');
 
@@ -81,10 +80,10 @@ export function registerReadRoutes(app: FastifyInstance, context: HttpContext): 
       const task = await loadTaskOfJob(context, job, request.params.task);
       const chosen = chooseLogAttempt(task, parseAttempt(request.query.attempt));
       if (chosen === null) throw hidden();
-      const path = logFilePath(context.deps.config.dataPath, task.id, chosen.attempt);
-      const size = chosen.size >= 0 ? chosen.size : await stat(path).then((s) => s.size, () => 0);
+      const key = logKey(task.id, chosen.attempt);
+      const size = chosen.size >= 0 ? chosen.size : ((await context.deps.blobs.size(key)) ?? 0);
       reply.type('text/plain; charset=utf-8').header('x-content-type-options', 'nosniff');
-      return sendFileBytes(request, reply, path, size);
+      return sendBlobBytes(request, reply, size, (range) => context.deps.blobs.read(key, range));
     },
   );
 
@@ -103,7 +102,7 @@ export function registerReadRoutes(app: FastifyInstance, context: HttpContext): 
         .header('x-content-type-options', 'nosniff')
         .header('content-disposition', contentDisposition(artifact.path));
       if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-      return sendFileBytes(request, reply, artifactFilePath(context.deps.config.dataPath, artifact.id), artifact.size);
+      return sendBlobBytes(request, reply, artifact.size, (range) => context.deps.blobs.read(artifactKey(artifact.id), range));
     },
   );
 }
