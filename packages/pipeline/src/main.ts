@@ -1,7 +1,6 @@
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
+import { createFsBlobStore, removeUnfinishedPuts } from './blobs/fs/index.js';
 import { systemClock, type Clock } from './clock.js';
 import type { PipelineConfig } from './config.js';
 import type { PipelineDeps } from './domain/deps.js';
@@ -18,6 +17,7 @@ export function openPipeline(config: PipelineConfig, clock: Clock = systemClock)
   return {
     config,
     store: openSqliteStore(config.databasePath),
+    blobs: createFsBlobStore(config.dataPath),
     repos: createRepositories({ dataPath: config.dataPath, fetchTimeoutMs: config.gitTimeoutMs }),
     clock,
     work: new WorkSignal(),
@@ -33,17 +33,13 @@ export interface RunningServer {
 
 export async function startPipelineServer(config: PipelineConfig, clock: Clock = systemClock): Promise<RunningServer> {
   const deps = openPipeline(config, clock);
-  // Uploads cut off by a crash left their temporary files; none of them was ever recorded.
-  await rm(join(config.dataPath, 'tmp'), { recursive: true, force: true });
+  // Uploads cut off by a crash left their unfinished files; none of them was ever recorded.
+  await removeUnfinishedPuts(config.dataPath);
   const shutdown = new AbortController();
   const app = await buildApp(deps, { shutdown: shutdown.signal });
   const address = await app.listen({ port: config.port, host: config.host });
   const sweeper = setInterval(() => {
-    try {
-      reapExpiredTasks(deps);
-    } catch (error) {
-      app.log.error({ err: error }, 'sweep failed');
-    }
+    reapExpiredTasks(deps).catch((error: unknown) => app.log.error({ err: error }, 'sweep failed'));
   }, SWEEP_INTERVAL_MS);
   sweeper.unref();
   let stopping: Promise<void> | null = null;
@@ -55,7 +51,7 @@ export async function startPipelineServer(config: PipelineConfig, clock: Clock =
         clearInterval(sweeper);
         shutdown.abort();
         await app.close();
-        deps.store.close();
+        await deps.store.close();
       })();
       return stopping;
     },

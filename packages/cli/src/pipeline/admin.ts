@@ -131,40 +131,38 @@ async function dispatch(deps: PipelineDeps, io: CommandIO, words: string[], valu
     }
     case 'project show': {
       const [project] = expectPositionals(args, 1, 'project show PROJECT') as [string];
-      const found = admin.showProject(deps, project);
+      const found = await admin.showProject(deps, project);
       // Secret values are never printed again; they live only in the database and the worker payload.
-      const variables = deps.store
-        .listVariables(found.id)
-        .map((variable) => ({ name: variable.name, secret: variable.secret, value: variable.secret ? '***' : variable.value }));
+      const variables = (await deps.store.listVariables(found.id)).map((variable) => ({ name: variable.name, secret: variable.secret, value: variable.secret ? '***' : variable.value }));
       return { ...showProject(found), variables };
     }
     case 'project list':
       expectPositionals(args, 0, 'project list');
-      return deps.store.listProjects().map(showProject);
+      return (await deps.store.listProjects()).map(showProject);
     case 'variable set': {
       if (args.length < 2 || args.length > 3) throw new UsageError('usage: conveyor pipeline admin variable set PROJECT NAME VALUE, or PROJECT NAME --value-stdin [--secret]');
       const [project, name] = args as [string, string];
       const value = await readVariableValue(io, args, values);
-      admin.setVariable(deps, project, name, value, values.secret === true);
+      await admin.setVariable(deps, project, name, value, values.secret === true);
       return { project, name, secret: values.secret === true };
     }
     case 'variable unset': {
       const [project, name] = expectPositionals(args, 2, 'variable unset PROJECT NAME') as [string, string];
-      admin.unsetVariable(deps, project, name);
+      await admin.unsetVariable(deps, project, name);
       return { project, name, unset: true };
     }
     case 'worker create': {
       expectPositionals(args, 0, 'worker create --name NAME [--owner USER_ID]');
-      const { worker, token } = admin.createWorker(deps, { name: required(values.name, '--name'), ownerUserId: values.owner ?? null });
+      const { worker, token } = await admin.createWorker(deps, { name: required(values.name, '--name'), ownerUserId: values.owner ?? null });
       return { id: worker.id, name: worker.name, owner_user_id: worker.ownerUserId, token };
     }
     case 'worker revoke': {
       const [worker] = expectPositionals(args, 1, 'worker revoke WORKER') as [string];
-      return showWorker(admin.revokeWorker(deps, worker));
+      return showWorker(await admin.revokeWorker(deps, worker));
     }
     case 'worker list':
       expectPositionals(args, 0, 'worker list');
-      return deps.store.listWorkers().map(showWorker);
+      return (await deps.store.listWorkers()).map(showWorker);
     default:
       throw new UsageError(`unknown admin command '${words.slice(0, 2).join(' ')}'\n${HELP}`);
   }
@@ -220,7 +218,7 @@ export const runAdmin: CommandGroup = async (argv, io) => {
       if (error instanceof ServiceError && error.status < 500) throw new UsageError(error.message, codeOf(error.status));
       throw error;
     } finally {
-      deps.store.close();
+      await deps.store.close();
     }
   });
 };

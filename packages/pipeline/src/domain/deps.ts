@@ -1,3 +1,4 @@
+import type { BlobStore } from '../blobs/types.js';
 import type { Clock } from '../clock.js';
 import type { PipelineConfig } from '../config.js';
 import type { Repositories } from '../git/repositories.js';
@@ -8,6 +9,8 @@ import type { WorkSignal } from './work-signal.js';
 export interface PipelineDeps {
   config: PipelineConfig;
   store: PipelineStore;
+  /** The bytes of logs and artifacts; the store records what they are. */
+  blobs: BlobStore;
   repos: Repositories;
   clock: Clock;
   work: WorkSignal;

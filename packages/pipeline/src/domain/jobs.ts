@@ -44,7 +44,7 @@ export async function createJob(deps: PipelineDeps, project: Project, request: J
     throw new ServiceError(400, `no usable commit: ${request.sha} is not a commit of the project's repository`);
   }
   const tasks = await compileAtCommit(deps, project, request.sha);
-  const job = deps.store.insertJob(
+  const job = await deps.store.insertJob(
     {
       projectId: project.id,
       ref: request.ref,
@@ -61,6 +61,6 @@ export async function createJob(deps: PipelineDeps, project: Project, request: J
   return { job, tasks: tasks.length };
 }
 
-export function cancelJob(deps: PipelineDeps, job: Job): Job {
+export function cancelJob(deps: PipelineDeps, job: Job): Promise<Job> {
   return deps.store.cancelJob(job.id, deps.clock.now());
 }

@@ -1,14 +1,11 @@
-import { constants } from 'node:fs';
-import { mkdir, open } from 'node:fs/promises';
-import { join } from 'node:path';
 import { ServiceError } from '../errors.js';
 import type { Task, Worker } from '../store/types.js';
 import type { PipelineDeps } from './deps.js';
 import { findHeldTask } from './worker-protocol.js';
 
-/** Where an attempt's log lives. One file per attempt, so a retry starts a clean log and keeps the old one. */
-export function logFilePath(dataPath: string, taskId: string, attempt: number): string {
-  return join(dataPath, 'logs', taskId, `${attempt}.log`);
+/** Where an attempt's log is kept. One blob per attempt, so a retry starts a clean log and keeps the old one. */
+export function logKey(taskId: string, attempt: number): string {
+  return `logs/${taskId}/${attempt}.log`;
 }
 
 /** Serialises appends per task so two chunks of one log never interleave their offset checks. */
@@ -42,7 +39,7 @@ export async function appendLog(
   chunk: Buffer,
 ): Promise<number> {
   return locks.run(taskId, async () => {
-    const task = findHeldTask(deps, worker, taskId);
+    const task = await findHeldTask(deps, worker, taskId);
     if (task === null) throw new ServiceError(404, 'not found');
     const size = task.logSize;
     if (offset > size) {
@@ -54,22 +51,22 @@ export async function appendLog(
       // The limit in the body tells a full log apart from a request body over the route's own limit.
       throw new ServiceError(413, `the log is limited to ${deps.config.maxLogBytes} bytes`, { max_log_bytes: deps.config.maxLogBytes });
     }
-    await writeAt(logFilePath(deps.config.dataPath, task.id, task.attempt), fresh, size);
+    await deps.blobs.append(logKey(task.id, task.attempt), size, fresh);
     const newSize = size + fresh.length;
-    if (!deps.store.setLogSize(task.id, worker.id, task.attempt, newSize)) throw new ServiceError(404, 'not found');
+    if (!(await deps.store.setLogSize(task.id, worker.id, task.attempt, size, newSize))) throw await refusal(deps, worker, task);
     return newSize;
   });
 }
 
-async function writeAt(path: string, data: Buffer, position: number): Promise<void> {
-  await mkdir(join(path, '..'), { recursive: true });
-  // Not O_APPEND: the write goes exactly at the recorded size, overwriting any unrecorded tail.
-  const file = await open(path, constants.O_WRONLY | constants.O_CREAT, 0o644);
-  try {
-    await file.write(data, 0, data.length, position);
-  } finally {
-    await file.close();
-  }
+/**
+ * Why a recorded size was not moved on: the task is no longer held at that attempt (404), or another
+ * append moved the size first (409, so the worker resends from the size now recorded). The second needs
+ * another writer of the same log outside this process's locks, such as a second service instance.
+ */
+async function refusal(deps: PipelineDeps, worker: Worker, task: Task): Promise<ServiceError> {
+  const now = await findHeldTask(deps, worker, task.id);
+  if (now === null || now.attempt !== task.attempt) return new ServiceError(404, 'not found');
+  return new ServiceError(409, `log gap: the log is ${now.logSize} bytes long`, { expected_offset: now.logSize });
 }
 
 /** Which attempt's log a reader gets: the one asked for, else the current one. */

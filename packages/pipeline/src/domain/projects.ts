@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { newId, newTriggerSecret, newWorkerToken, sha256Hex } from '../ids.js';
 import { ServiceError } from '../errors.js';
-import type { Project, ProjectChanges, Visibility, Worker } from '../store/types.js';
+import { DuplicateError, type Project, type ProjectChanges, type Visibility, type Worker } from '../store/types.js';
 import type { PipelineDeps } from './deps.js';
 
 export const PROJECT_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
@@ -27,8 +27,15 @@ function checkOwner(owner: string | null): string | null {
   return owner;
 }
 
-function requireProject(deps: PipelineDeps, idOrName: string): Project {
-  const project = deps.store.findProject(idOrName);
+/** A store's DuplicateError is the caller's conflict (409); anything else stays what it was. */
+function rethrowDuplicate(message: string): (error: unknown) => never {
+  return (error) => {
+    throw error instanceof DuplicateError ? new ServiceError(409, message) : error;
+  };
+}
+
+async function requireProject(deps: PipelineDeps, idOrName: string): Promise<Project> {
+  const project = await deps.store.findProject(idOrName);
   if (project === null) throw new ServiceError(404, `no project '${idOrName}'`);
   return project;
 }
@@ -40,13 +47,13 @@ export async function createProject(
   if (!PROJECT_NAME_PATTERN.test(input.name)) {
     throw invalid(`project name '${input.name}' must match ${PROJECT_NAME_PATTERN.source}`);
   }
-  if (deps.store.isProjectKeyTaken(input.name)) throw new ServiceError(409, `a project named '${input.name}' already exists`);
+  if (await deps.store.isProjectKeyTaken(input.name)) throw new ServiceError(409, `a project named '${input.name}' already exists`);
   const repo = normalizeLocation(input.repo);
   const problem = await deps.repos.checkLocation(repo);
   if (problem !== null) throw invalid(problem);
   let id = newId();
   // Ids and names share the `:project` URL segment, so an id may never equal an existing name.
-  while (deps.store.isProjectKeyTaken(id)) id = newId();
+  while (await deps.store.isProjectKeyTaken(id)) id = newId();
   const now = deps.clock.now();
   const project: Project = {
     id,
@@ -59,7 +66,8 @@ export async function createProject(
     createdAt: now,
     updatedAt: now,
   };
-  deps.store.createProject(project);
+  // The store checks name and id again inside its insert: another creation may have run since the checks above.
+  await deps.store.createProject(project).catch(rethrowDuplicate(`a project named '${input.name}' already exists`));
   return project;
 }
 
@@ -68,7 +76,7 @@ export async function updateProject(
   idOrName: string,
   input: { enabled?: boolean; visibility?: string; repo?: string; rotateSecret?: boolean; ownerUserId?: string | null },
 ): Promise<Project> {
-  const project = requireProject(deps, idOrName);
+  const project = await requireProject(deps, idOrName);
   const changes: ProjectChanges = {};
   if (input.enabled !== undefined) changes.enabled = input.enabled;
   // null clears the owner: a private project is then readable by administrators only.
@@ -84,32 +92,33 @@ export async function updateProject(
   return deps.store.updateProject(project.id, changes, deps.clock.now());
 }
 
-export function showProject(deps: PipelineDeps, idOrName: string): Project {
+export function showProject(deps: PipelineDeps, idOrName: string): Promise<Project> {
   return requireProject(deps, idOrName);
 }
 
-export function setVariable(deps: PipelineDeps, idOrName: string, name: string, value: string, secret: boolean): void {
-  const project = requireProject(deps, idOrName);
+export async function setVariable(deps: PipelineDeps, idOrName: string, name: string, value: string, secret: boolean): Promise<void> {
+  const project = await requireProject(deps, idOrName);
   if (!VARIABLE_NAME_PATTERN.test(name)) throw invalid(`variable name '${name}' must match ${VARIABLE_NAME_PATTERN.source}`);
   if (name === 'CI' || name.startsWith('PIPELINE_')) throw invalid(`'${name}' is set by the service and cannot be a variable`);
   if (Buffer.byteLength(value) > MAX_VARIABLE_BYTES) throw invalid('a variable value is limited to 64 KiB');
   if (secret && value.length < MIN_SECRET_LENGTH) {
     throw invalid(`a secret variable must be at least ${MIN_SECRET_LENGTH} characters, so masking it cannot mangle logs`);
   }
-  deps.store.setVariable(project.id, { name, value, secret }, deps.clock.now());
+  await deps.store.setVariable(project.id, { name, value, secret }, deps.clock.now());
 }
 
-export function unsetVariable(deps: PipelineDeps, idOrName: string, name: string): void {
-  const project = requireProject(deps, idOrName);
-  if (!deps.store.unsetVariable(project.id, name)) throw new ServiceError(404, `project '${project.name}' has no variable '${name}'`);
+export async function unsetVariable(deps: PipelineDeps, idOrName: string, name: string): Promise<void> {
+  const project = await requireProject(deps, idOrName);
+  if (!(await deps.store.unsetVariable(project.id, name))) throw new ServiceError(404, `project '${project.name}' has no variable '${name}'`);
 }
 
-export function createWorker(deps: PipelineDeps, input: { name: string; ownerUserId?: string | null }): { worker: Worker; token: string } {
+export async function createWorker(
+  deps: PipelineDeps,
+  input: { name: string; ownerUserId?: string | null },
+): Promise<{ worker: Worker; token: string }> {
   if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/.test(input.name)) {
     throw invalid(`worker name '${input.name}' must match ^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$`);
   }
-  const existing = deps.store.findWorker(input.name);
-  if (existing !== null && existing.revokedAt === null) throw new ServiceError(409, `a worker named '${input.name}' already exists`);
   const token = newWorkerToken();
   const worker: Worker = {
     id: newId(),
@@ -119,13 +128,14 @@ export function createWorker(deps: PipelineDeps, input: { name: string; ownerUse
     revokedAt: null,
     lastSeenAt: null,
   };
-  deps.store.createWorker(worker, sha256Hex(token));
+  // The name check is the store's, in the same transaction as the insert, so two creations cannot both pass it.
+  await deps.store.createWorker(worker, sha256Hex(token)).catch(rethrowDuplicate(`a worker named '${input.name}' already exists`));
   return { worker, token };
 }
 
-export function revokeWorker(deps: PipelineDeps, idOrName: string): Worker {
-  const worker = deps.store.findWorker(idOrName);
+export async function revokeWorker(deps: PipelineDeps, idOrName: string): Promise<Worker> {
+  const worker = await deps.store.findWorker(idOrName);
   if (worker === null) throw new ServiceError(404, `no worker '${idOrName}'`);
-  deps.store.revokeWorker(worker.id, deps.clock.now());
+  await deps.store.revokeWorker(worker.id, deps.clock.now());
   return { ...worker, revokedAt: worker.revokedAt ?? deps.clock.now() };
 }

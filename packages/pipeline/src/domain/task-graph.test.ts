@@ -1,7 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { TaskState } from '@conveyor/protocol';
-import { deriveJobState, initialTaskState, settleBlockedTasks, tallyTasks, type GraphTask } from './task-graph.js';
+import {
+  deriveJobState,
+  hasAttemptsLeft,
+  initialTaskState,
+  lapsedOutcome,
+  nextStateAfterOutcome,
+  settleBlockedTasks,
+  stateOnCancel,
+  tallyTasks,
+  type GraphTask,
+} from './task-graph.js';
 
 const task = (name: string, state: TaskState, needs: string[] = [], allowFailure = false): GraphTask => ({ id: name, name, state, needs, allowFailure });
 
@@ -54,5 +64,60 @@ describe('initialTaskState', () => {
   it('starts tasks without needs as waiting and the others as blocked', () => {
     assert.equal(initialTaskState([]), 'waiting');
     assert.equal(initialTaskState(['a']), 'blocked');
+  });
+});
+
+describe('tallyTasks', () => {
+  it('counts groups by their size, as a store counting with GROUP BY hands them over', () => {
+    const tally = tallyTasks([
+      { state: 'success', allowFailure: false, count: 240 },
+      { state: 'failure', allowFailure: true, count: 3 },
+      { state: 'failure', allowFailure: false, count: 2 },
+      { state: 'skipped', allowFailure: false, count: 4 },
+      { state: 'canceled', allowFailure: false, count: 1 },
+      { state: 'running', allowFailure: false, count: 5 },
+      { state: 'blocked', allowFailure: true, count: 6 },
+    ]);
+    assert.deepEqual(tally, { open: 11, canceled: 1, failed: 6 });
+  });
+});
+
+describe('after an attempt ends', () => {
+  const held = (attempt: number, maxAttempts: number) => ({ attempt, maxAttempts });
+  it('requeues a failure while attempts remain, and fails it on the last', () => {
+    assert.equal(hasAttemptsLeft(held(1, 2)), true);
+    assert.equal(hasAttemptsLeft(held(2, 2)), false);
+    assert.equal(nextStateAfterOutcome(held(1, 2), { success: false }, false), 'waiting');
+    assert.equal(nextStateAfterOutcome(held(2, 2), { success: false }, false), 'failure');
+  });
+  it('records a success as it is, even in a canceled job', () => {
+    assert.equal(nextStateAfterOutcome(held(1, 3), { success: true }, false), 'success');
+    assert.equal(nextStateAfterOutcome(held(1, 3), { success: true }, true), 'success');
+  });
+  it('never requeues a failure in a canceled job', () => {
+    assert.equal(nextStateAfterOutcome(held(1, 3), { success: false }, true), 'canceled');
+  });
+});
+
+describe('lapsedOutcome', () => {
+  it('is a timeout once the deadline passed, even if the lease lapsed too', () => {
+    assert.deepEqual(lapsedOutcome({ leaseExpiresAt: 100, deadlineAt: 100 }, 100), { success: false, exitCode: null, error: 'timeout' });
+  });
+  it('is worker lost when only the lease lapsed', () => {
+    assert.deepEqual(lapsedOutcome({ leaseExpiresAt: 100, deadlineAt: 500 }, 100), { success: false, exitCode: null, error: 'worker lost' });
+  });
+  it('is nothing while both are in the future', () => {
+    assert.equal(lapsedOutcome({ leaseExpiresAt: 101, deadlineAt: 500 }, 100), null);
+    assert.equal(lapsedOutcome({ leaseExpiresAt: null, deadlineAt: null }, 100), null);
+  });
+});
+
+describe('stateOnCancel', () => {
+  it('cancels what was not handed out, lets running tasks report, keeps final states', () => {
+    const all: TaskState[] = ['blocked', 'waiting', 'running', 'success', 'failure', 'skipped', 'canceled'];
+    assert.deepEqual(
+      all.map(stateOnCancel),
+      ['canceled', 'canceled', 'running', 'success', 'failure', 'skipped', 'canceled'],
+    );
   });
 });

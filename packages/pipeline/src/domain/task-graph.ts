@@ -62,12 +62,29 @@ export interface JobTally {
   failed: number;
 }
 
-export function tallyTasks(tasks: readonly { state: TaskState; allowFailure: boolean }[]): JobTally {
-  return {
-    open: tasks.filter((task) => !isFinal(task.state)).length,
-    canceled: tasks.filter((task) => task.state === 'canceled').length,
-    failed: tasks.filter((task) => task.state === 'skipped' || (task.state === 'failure' && !task.allowFailure)).length,
-  };
+/** Tasks of one job that share a state and an allow_failure flag: what a store can count with GROUP BY. */
+export interface TaskGroup {
+  state: TaskState;
+  allowFailure: boolean;
+  /** How many tasks the group stands for; 1 when absent (a list of single tasks). */
+  count?: number;
+}
+
+/** Which tasks count as failing the job: a failure it was not allowed to have, or a skip. */
+export function failsJob(task: { state: TaskState; allowFailure: boolean }): boolean {
+  return task.state === 'skipped' || (task.state === 'failure' && !task.allowFailure);
+}
+
+/** Counts a job's tasks (or groups of them) into what decides the job's state. */
+export function tallyTasks(groups: readonly TaskGroup[]): JobTally {
+  const tally: JobTally = { open: 0, canceled: 0, failed: 0 };
+  for (const group of groups) {
+    const count = group.count ?? 1;
+    if (!isFinal(group.state)) tally.open += count;
+    if (group.state === 'canceled') tally.canceled += count;
+    if (failsJob(group)) tally.failed += count;
+  }
+  return tally;
 }
 
 /**
@@ -84,4 +101,50 @@ export function deriveJobState(tally: JobTally, cancelRequested: boolean): JobSt
 /** The state a task starts in when its job is created. */
 export function initialTaskState(needs: readonly string[]): TaskState {
   return needs.length === 0 ? 'waiting' : 'blocked';
+}
+
+/** Whether a task that just ended (its current attempt counted) may run again. */
+export function hasAttemptsLeft(task: { attempt: number; maxAttempts: number }): boolean {
+  return task.attempt < task.maxAttempts;
+}
+
+/** How an attempt ended, as the worker reported it or as the service decided when it lapsed. */
+export interface AttemptOutcome {
+  success: boolean;
+  exitCode: number | null;
+  error: string | null;
+}
+
+/**
+ * The state of a held task after its attempt ended: `success`; else `canceled` when its job was
+ * canceled meanwhile; else `waiting` again (requeued) while attempts remain; else `failure`.
+ */
+export function nextStateAfterOutcome(
+  task: { attempt: number; maxAttempts: number },
+  outcome: Pick<AttemptOutcome, 'success'>,
+  cancelRequested: boolean,
+): TaskState {
+  if (outcome.success) return 'success';
+  if (cancelRequested) return 'canceled';
+  return hasAttemptsLeft(task) ? 'waiting' : 'failure';
+}
+
+/**
+ * The outcome recorded for a held task the service takes back: `timeout` once its deadline (its own
+ * timeout plus a grace for the worker's report) passed, else `worker lost` (its lease lapsed without a
+ * heartbeat). Null while the task is neither lapsed nor past its deadline.
+ */
+export function lapsedOutcome(task: { leaseExpiresAt: number | null; deadlineAt: number | null }, now: number): AttemptOutcome | null {
+  if (task.deadlineAt !== null && task.deadlineAt <= now) return { success: false, exitCode: null, error: 'timeout' };
+  if (task.leaseExpiresAt !== null && task.leaseExpiresAt <= now) return { success: false, exitCode: null, error: 'worker lost' };
+  return null;
+}
+
+/**
+ * A task's state once its job is canceled: one not yet handed out (waiting or blocked) is canceled at
+ * once; a running one keeps running until its worker, told at the next heartbeat, reports; a final
+ * one stays as it ended.
+ */
+export function stateOnCancel(state: TaskState): TaskState {
+  return state === 'waiting' || state === 'blocked' ? 'canceled' : state;
 }

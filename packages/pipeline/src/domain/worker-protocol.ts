@@ -25,8 +25,12 @@ export function taskEndpoints(base: string, taskId: string): TaskEndpoints {
  * The environment the script sees: the compiled env (pipeline, task, matrix), then the project's
  * variables, then the service's own variables, which nothing can override.
  */
-function buildEnvironment(deps: PipelineDeps, task: Task, job: Job | null): { env: Record<string, string>; masked: string[] } {
-  const variables = deps.store.listVariables(task.projectId);
+async function buildEnvironment(
+  deps: PipelineDeps,
+  task: Task,
+  job: Job | null,
+): Promise<{ env: Record<string, string>; masked: string[] }> {
+  const variables = await deps.store.listVariables(task.projectId);
   const env: Record<string, string> = { ...task.env };
   for (const variable of variables) env[variable.name] = variable.value;
   Object.assign(env, {
@@ -41,9 +45,9 @@ function buildEnvironment(deps: PipelineDeps, task: Task, job: Job | null): { en
   return { env, masked };
 }
 
-function toClaimedTask(deps: PipelineDeps, task: Task, base: string): ClaimedTask {
-  const job = deps.store.getJobById(task.jobId);
-  const { env, masked } = buildEnvironment(deps, task, job);
+async function toClaimedTask(deps: PipelineDeps, task: Task, base: string): Promise<ClaimedTask> {
+  const job = await deps.store.getJobById(task.jobId);
+  const { env, masked } = await buildEnvironment(deps, task, job);
   return {
     id: task.id,
     name: task.name,
@@ -65,8 +69,8 @@ function toClaimedTask(deps: PipelineDeps, task: Task, base: string): ClaimedTas
 }
 
 /** Fails held tasks whose worker went quiet or whose time ran out, and wakes claimers for requeued ones. */
-export function reapExpiredTasks(deps: PipelineDeps): TaskTransition[] {
-  const transitions = deps.store.reapExpiredTasks(deps.clock.now());
+export async function reapExpiredTasks(deps: PipelineDeps): Promise<TaskTransition[]> {
+  const transitions = await deps.store.reapExpiredTasks(deps.clock.now());
   if (transitions.some((transition) => transition.workBecameAvailable)) deps.work.notify();
   return transitions;
 }
@@ -83,10 +87,10 @@ export async function claimTask(
 ): Promise<ClaimedTask | null> {
   // The hold is real time on the wire, so it uses the real clock; task times use deps.clock.
   const deadline = Date.now() + options.waitSeconds * 1000;
-  deps.store.touchWorker(worker.id, deps.clock.now());
+  await deps.store.touchWorker(worker.id, deps.clock.now());
   for (;;) {
-    reapExpiredTasks(deps);
-    const task = deps.store.claimNextTask(
+    await reapExpiredTasks(deps);
+    const task = await deps.store.claimNextTask(
       { arches: request.arches, features: request.features, ownerUserId: worker.ownerUserId },
       {
         workerId: worker.id,
@@ -105,19 +109,24 @@ export async function claimTask(
 }
 
 /** The task a worker holds, or null: a worker may touch only a task it currently holds. */
-export function findHeldTask(deps: PipelineDeps, worker: Worker, taskId: string): Task | null {
-  const task = deps.store.getTask(taskId);
+export async function findHeldTask(deps: PipelineDeps, worker: Worker, taskId: string): Promise<Task | null> {
+  const task = await deps.store.getTask(taskId);
   return task !== null && task.state === 'running' && task.workerId === worker.id ? task : null;
 }
 
-export function heartbeat(deps: PipelineDeps, worker: Worker, taskId: string): { cancel: boolean } | null {
+export async function heartbeat(deps: PipelineDeps, worker: Worker, taskId: string): Promise<{ cancel: boolean } | null> {
   const now = deps.clock.now();
-  deps.store.touchWorker(worker.id, now);
+  await deps.store.touchWorker(worker.id, now);
   return deps.store.extendLease(taskId, worker.id, leaseMs(deps), now);
 }
 
-export function completeTask(deps: PipelineDeps, worker: Worker, taskId: string, report: CompleteRequest): Task | null {
-  const transition = deps.store.completeTask(
+export async function completeTask(
+  deps: PipelineDeps,
+  worker: Worker,
+  taskId: string,
+  report: CompleteRequest,
+): Promise<Task | null> {
+  const transition = await deps.store.completeTask(
     taskId,
     worker.id,
     { success: report.success, exitCode: report.exit_code, error: report.error ?? null },

@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export type ByteRange = { start: number; end: number } | 'unsatisfiable' | null;
@@ -24,8 +24,16 @@ export function readRange(header: string | undefined, size: number): ByteRange {
   return { start, end };
 }
 
-/** Streams `size` bytes of a file (never the part past `size`), honouring a Range header. */
-export function sendFileBytes(request: FastifyRequest, reply: FastifyReply, path: string, size: number): FastifyReply {
+/**
+ * Streams the first `size` bytes of a blob (never the part past `size`), honouring a Range header;
+ * `open` reads the inclusive byte range asked for.
+ */
+export function sendBlobBytes(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  size: number,
+  open: (range: { start: number; end: number }) => Readable,
+): FastifyReply {
   reply.header('accept-ranges', 'bytes');
   const range = readRange(request.headers.range, size);
   if (range === 'unsatisfiable') {
@@ -39,5 +47,5 @@ export function sendFileBytes(request: FastifyRequest, reply: FastifyReply, path
   const { start, end } = range ?? { start: 0, end: size - 1 };
   if (range !== null) reply.code(206).header('content-range', `bytes ${start}-${end}/${size}`);
   reply.header('content-length', end - start + 1);
-  return reply.send(createReadStream(path, { start, end }));
+  return reply.send(open({ start, end }));
 }

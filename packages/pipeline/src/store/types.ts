@@ -1,4 +1,5 @@
 import type { JobState, ServiceSpec, TaskState } from '@conveyor/protocol';
+import type { AttemptOutcome } from '../domain/task-graph.js';
 import type { CompiledTask } from '../pipeline-file/types.js';
 
 export type Visibility = 'private' | 'public';
@@ -116,11 +117,8 @@ export interface ClaimLease {
   timeoutGraceMs: number;
 }
 
-export interface TaskOutcome {
-  success: boolean;
-  exitCode: number | null;
-  error: string | null;
-}
+/** How an attempt ended (the domain's rules decide what follows from it). */
+export type TaskOutcome = AttemptOutcome;
 
 /** What a change to a task did: its new state, and whether other tasks became claimable. */
 export interface TaskTransition {
@@ -134,53 +132,104 @@ export type ProjectChanges = Partial<Pick<Project, 'enabled' | 'visibility' | 'r
 export class DuplicateError extends Error {}
 
 /**
- * Everything the pipeline service keeps, in the domain's words. Methods that race with other callers
- * (claiming, completing, reaping, appending) are single atomic operations, as their comments say.
+ * Everything the pipeline service keeps, in the domain's words. Every method is asynchronous so that a
+ * store on a database server (PostgreSQL) implements the same interface; the SQLite store answers at
+ * once. Callers await each call, and other requests may run between two calls: a sequence that must
+ * not be interleaved is one method here, marked "Atomic:", and an implementation runs it as one
+ * transaction (serialised against every other Atomic method touching the same rows) with the
+ * guarantee its comment states. `store/contract.ts` checks each guarantee against every implementation.
  */
 export interface PipelineStore {
-  createProject(project: Project): void;
+  /**
+   * Atomic: inserts the project unless its name or id is already some project's id or name (ids and
+   * names share the URL segment); otherwise throws DuplicateError and stores nothing.
+   */
+  createProject(project: Project): Promise<void>;
   /** By id first, then by name. */
-  findProject(idOrName: string): Project | null;
-  listProjects(): Project[];
-  updateProject(id: string, changes: ProjectChanges, now: number): Project;
+  findProject(idOrName: string): Promise<Project | null>;
+  listProjects(): Promise<Project[]>;
+  updateProject(id: string, changes: ProjectChanges, now: number): Promise<Project>;
   /** True when `value` is already some project's id or name (ids and names share the URL segment). */
-  isProjectKeyTaken(value: string): boolean;
+  isProjectKeyTaken(value: string): Promise<boolean>;
 
-  setVariable(projectId: string, variable: Variable, now: number): void;
-  unsetVariable(projectId: string, name: string): boolean;
-  listVariables(projectId: string): Variable[];
+  setVariable(projectId: string, variable: Variable, now: number): Promise<void>;
+  unsetVariable(projectId: string, name: string): Promise<boolean>;
+  listVariables(projectId: string): Promise<Variable[]>;
 
-  createWorker(worker: Worker, tokenHash: string): void;
-  findWorkerByTokenHash(tokenHash: string): Worker | null;
-  findWorker(idOrName: string): Worker | null;
-  listWorkers(): Worker[];
-  revokeWorker(id: string, now: number): void;
-  touchWorker(id: string, now: number): void;
+  /**
+   * Atomic: inserts the worker unless a worker that is not revoked has its name; otherwise throws
+   * DuplicateError and stores nothing. Two concurrent creations of one name never both succeed.
+   */
+  createWorker(worker: Worker, tokenHash: string): Promise<void>;
+  /** The worker that is not revoked whose token hashes to `tokenHash`. */
+  findWorkerByTokenHash(tokenHash: string): Promise<Worker | null>;
+  /** By id first, then the newest worker of that name. */
+  findWorker(idOrName: string): Promise<Worker | null>;
+  listWorkers(): Promise<Worker[]>;
+  revokeWorker(id: string, now: number): Promise<void>;
+  /** Records that the worker was seen; may skip the write when it was seen a few seconds ago. */
+  touchWorker(id: string, now: number): Promise<void>;
 
-  /** Atomic: allocates the project's next job number and inserts the job with all its tasks. */
-  insertJob(job: NewJob, ids: { jobId: string; taskIds: string[] }, now: number): Job;
-  findJob(projectId: string, idOrNumber: string): Job | null;
-  getJobById(id: string): Job | null;
-  listTasksOfJob(jobId: string): Task[];
-  /** Atomic: cancels waiting and blocked tasks, flags running ones, settles the job. */
-  cancelJob(jobId: string, now: number): Job;
+  /**
+   * Atomic: allocates the project's next job number and inserts the job with all its tasks, or
+   * nothing. Two concurrent insertions for one project never get the same number.
+   */
+  insertJob(job: NewJob, ids: { jobId: string; taskIds: string[] }, now: number): Promise<Job>;
+  /** By number when `idOrNumber` is a positive integer, else by id; only within the project. */
+  findJob(projectId: string, idOrNumber: string): Promise<Job | null>;
+  getJobById(id: string): Promise<Job | null>;
+  /** In the pipeline file's order. */
+  listTasksOfJob(jobId: string): Promise<Task[]>;
+  /**
+   * Atomic: flags the job canceled, moves each task to `stateOnCancel` (domain/task-graph.ts): tasks
+   * not yet handed out are canceled, running ones keep running and learn of it at their next
+   * heartbeat; then settles the job. A task claimed concurrently is either canceled before the claim
+   * (and never handed out) or running when the flag is set.
+   */
+  cancelJob(jobId: string, now: number): Promise<Job>;
 
-  getTask(id: string): Task | null;
-  /** Atomic: hands the oldest eligible waiting task to one worker; no task is ever handed out twice. */
-  claimNextTask(filter: ClaimFilter, lease: ClaimLease): Task | null;
-  /** Atomic: extends the lease of a task the worker holds; null when it does not hold it. */
-  extendLease(taskId: string, workerId: string, leaseMs: number, now: number): { cancel: boolean } | null;
-  /** Atomic: records the outcome of the held task, requeueing it while attempts remain. */
-  completeTask(taskId: string, workerId: string, outcome: TaskOutcome, now: number): TaskTransition | null;
-  /** Atomic: fails every held task whose lease or deadline passed (`worker lost` / `timeout`). */
-  reapExpiredTasks(now: number): TaskTransition[];
-  /** Atomic: sets the log size if the worker still holds the task at `attempt`. */
-  setLogSize(taskId: string, workerId: string, attempt: number, size: number): boolean;
+  getTask(id: string): Promise<Task | null>;
+  /**
+   * Atomic: hands the oldest eligible waiting task (oldest job, then file order) to one worker: it
+   * becomes `running` with the next attempt, a lease and a deadline. No task is ever handed out twice,
+   * however many claims run at once; null when none is eligible.
+   */
+  claimNextTask(filter: ClaimFilter, lease: ClaimLease): Promise<Task | null>;
+  /**
+   * Atomic: extends the lease of a task the worker holds (running, its worker) and says whether its job
+   * was canceled; null when the worker does not hold it, and then nothing changes.
+   */
+  extendLease(taskId: string, workerId: string, leaseMs: number, now: number): Promise<{ cancel: boolean } | null>;
+  /**
+   * Atomic: records the outcome of a task the worker holds, in the state `nextStateAfterOutcome`
+   * (domain/task-graph.ts) gives (requeued while attempts remain), and settles its job (dependents
+   * unblocked or skipped, the job's outcome once every task is final). Null when the worker does not
+   * hold the task (a second report, a lapsed lease), and then nothing changes.
+   */
+  completeTask(taskId: string, workerId: string, outcome: TaskOutcome, now: number): Promise<TaskTransition | null>;
+  /**
+   * Atomic: fails every held task whose lease or deadline passed with `lapsedOutcome`'s error
+   * (`worker lost` / `timeout`), requeueing those with attempts left, and settles each job once. A task
+   * is reaped at most once, and a completion racing with the reaper either wins (and the reaper skips
+   * the task) or finds the task no longer held.
+   */
+  reapExpiredTasks(now: number): Promise<TaskTransition[]>;
+  /**
+   * Atomic compare-and-set of a log's recorded size: sets it to `size` only if the worker still holds
+   * the task at `attempt` and the recorded size is still `expectedSize`; false otherwise (a stale
+   * attempt or worker, or another append got there first), and then nothing changes.
+   */
+  setLogSize(taskId: string, workerId: string, attempt: number, expectedSize: number, size: number): Promise<boolean>;
 
-  /** Atomic: stores (or replaces by path) an artifact of a held task; returns the replaced one. */
-  putArtifact(artifact: StoredArtifact, workerId: string): { stored: boolean; replaced: StoredArtifact | null };
-  listArtifacts(taskId: string): StoredArtifact[];
-  getArtifact(id: string): StoredArtifact | null;
+  /**
+   * Atomic: stores an artifact of a task the worker holds, replacing the task's artifact of the same
+   * path; returns the replaced one (its bytes are the caller's to delete). `stored` is false when the
+   * worker does not hold the task, and then nothing changes.
+   */
+  putArtifact(artifact: StoredArtifact, workerId: string): Promise<{ stored: boolean; replaced: StoredArtifact | null }>;
+  /** By path. */
+  listArtifacts(taskId: string): Promise<StoredArtifact[]>;
+  getArtifact(id: string): Promise<StoredArtifact | null>;
 
-  close(): void;
+  close(): Promise<void>;
 }

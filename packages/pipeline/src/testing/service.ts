@@ -3,6 +3,7 @@ import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app.js';
+import { createFsBlobStore } from '../blobs/fs/index.js';
 import type { Clock } from '../clock.js';
 import { readPipelineConfig, type PipelineConfig } from '../config.js';
 import type { PipelineDeps } from '../domain/deps.js';
@@ -53,7 +54,7 @@ export interface TestService {
   clock: FakeClock;
   app: FastifyInstance;
   addProject(options?: { name?: string; visibility?: 'public' | 'private'; owner?: string; pipeline?: string }): Promise<TestProject>;
-  addWorker(owner?: string | null, name?: string): { worker: Worker; token: string };
+  addWorker(owner?: string | null, name?: string): Promise<{ worker: Worker; token: string }>;
   call(method: string, path: string, options?: CallOptions): Promise<Response>;
   /** POST /jobs signed, for the common case; returns the parsed body and status. */
   startJob(project: TestProject, sha: string, extra?: object): Promise<{ status: number; body: { job_id: string; tasks: number; error?: string } }>;
@@ -81,6 +82,7 @@ export async function startTestService(
   const deps: PipelineDeps = {
     config,
     store: openSqliteStore(config.databasePath),
+    blobs: createFsBlobStore(config.dataPath),
     repos: createRepositories({ dataPath: config.dataPath, fetchTimeoutMs: config.gitTimeoutMs }),
     clock,
     work: new WorkSignal(),
@@ -138,7 +140,7 @@ export async function startTestService(
     async halt() {
       shutdown.abort();
       await app.close();
-      deps.store.close();
+      await deps.store.close();
     },
   };
   return service;

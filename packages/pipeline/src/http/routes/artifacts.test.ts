@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ClaimedTask } from '@conveyor/protocol';
-import { THREAD_SINK_BYTES } from '../../domain/measure-stream.js';
+import { THREAD_SINK_BYTES } from '../../blobs/fs/measure-stream.js';
 import { claimBody, startTestService, type TestProject, type TestService } from '../../testing/service.js';
 
 const PIPELINE = 'tasks:\n  build:\n    image: x\n    script: [make]\n    artifacts: ["dist/*"]\n';
@@ -22,7 +22,7 @@ describe('artifact upload and download', () => {
     service = await startTestService();
     open = await service.addProject({ name: 'open', visibility: 'public', pipeline: PIPELINE });
     const sha = await open.commit({ 'a.txt': 'a' });
-    token = service.addWorker().token;
+    token = (await service.addWorker()).token;
     jobId = (await service.startJob(open, sha)).body.job_id;
     const response = await service.call('POST', '/api/v1/tasks/claim', { body: claimBody(), token });
     task = ((await response.json()) as { task: ClaimedTask }).task;
@@ -99,10 +99,10 @@ describe('artifact upload and download', () => {
   it('replaces an earlier upload of the same path', async () => {
     await upload('dist/same.txt', Buffer.from('first'));
     const second = (await (await upload('dist/same.txt', Buffer.from('second!'))).json()) as { url: string };
-    const stored = service.deps.store.listArtifacts(task.id).filter((a) => a.path === 'dist/same.txt');
+    const stored = (await service.deps.store.listArtifacts(task.id)).filter((a) => a.path === 'dist/same.txt');
     assert.equal(stored.length, 1);
     assert.equal(await (await fetch(second.url)).text(), 'second!');
-    assert.equal(readdirSync(join(service.deps.config.dataPath, 'artifacts')).length, service.deps.store.listArtifacts(task.id).length);
+    assert.equal(readdirSync(join(service.deps.config.dataPath, 'artifacts')).length, (await service.deps.store.listArtifacts(task.id)).length);
   });
 
   it('strips traversal from the path instead of honouring it', async () => {
@@ -119,15 +119,15 @@ describe('artifact upload and download', () => {
       assert.equal(((await response.json()) as { path: string }).path, stored, given);
     }
     for (const bad of ['', '../..', '/', 'bad%ZZ', 'new%0Aline']) {
-      const before = service.deps.store.listArtifacts(task.id).length;
+      const before = (await service.deps.store.listArtifacts(task.id)).length;
       const response = await upload(bad, Buffer.from('x'));
       assert.equal(response.status, 400, JSON.stringify(bad));
-      assert.equal(service.deps.store.listArtifacts(task.id).length, before);
+      assert.equal((await service.deps.store.listArtifacts(task.id)).length, before);
     }
   });
 
   it('requires Content-Length (411) and rejects a body that ends short or runs long, leaving nothing', async () => {
-    const before = service.deps.store.listArtifacts(task.id).length;
+    const before = (await service.deps.store.listArtifacts(task.id)).length;
     const path = new URL(task.endpoints.artifact).pathname;
     const chunked = await new Promise<number>((resolve, reject) => {
       const req = httpRequest(task.endpoints.artifact, {
@@ -149,9 +149,9 @@ describe('artifact upload and download', () => {
     const long = await sendRaw(head(10, 'long.bin'), Buffer.from('0123456789 and then some more bytes'), false);
     assert.match(long, /HTTP\/1\.1 400/);
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const paths = service.deps.store.listArtifacts(task.id).map((a) => a.path);
+    const paths = (await service.deps.store.listArtifacts(task.id)).map((a) => a.path);
     assert.ok(!paths.includes('short.bin') && !paths.includes('long.bin') && !paths.includes('chunked.bin'), paths.join());
-    assert.equal(service.deps.store.listArtifacts(task.id).length, before);
+    assert.equal((await service.deps.store.listArtifacts(task.id)).length, before);
     assert.deepEqual(leftovers(), []);
   });
 
@@ -166,26 +166,26 @@ describe('artifact upload and download', () => {
     assert.equal(artifact.sha256, createHash('sha256').update(bytes).digest('hex'));
     assert.ok(Buffer.from(await (await fetch(artifact.url)).arrayBuffer()).equals(bytes));
 
-    const before = service.deps.store.listArtifacts(task.id).length;
+    const before = (await service.deps.store.listArtifacts(task.id)).length;
     const path = new URL(task.endpoints.artifact).pathname;
     await sendRaw(rawHead(path, THREAD_SINK_BYTES * 2, 'big-short.bin'), bytes, true);
     const long = await sendRaw(rawHead(path, THREAD_SINK_BYTES, 'big-long.bin'), bytes, false);
     assert.match(long, /HTTP\/1\.1 400/);
     assert.deepEqual(await untilNoLeftovers(), []);
-    const paths = service.deps.store.listArtifacts(task.id).map((a) => a.path);
+    const paths = (await service.deps.store.listArtifacts(task.id)).map((a) => a.path);
     assert.ok(!paths.includes('big-short.bin') && !paths.includes('big-long.bin'), paths.join());
-    assert.equal(service.deps.store.listArtifacts(task.id).length, before);
+    assert.equal((await service.deps.store.listArtifacts(task.id)).length, before);
   });
 
   it('checks visibility on every download, and that project, job, task and artifact agree', async () => {
-    const [artifact] = service.deps.store.listArtifacts(task.id);
+    const [artifact] = await service.deps.store.listArtifacts(task.id);
     assert.ok(artifact);
     const url = (project: string, job: string, taskId: string, id: string) => `/api/v1/projects/${project}/jobs/${job}/tasks/${taskId}/artifacts/${id}`;
     assert.equal((await service.call('GET', url('open', jobId, task.id, artifact.id))).status, 200, 'by project name too');
 
     const other = await service.addProject({ visibility: 'public', pipeline: PIPELINE });
     const otherJob = (await service.startJob(other, await other.commit({ b: 'b' }))).body.job_id;
-    const otherTask = service.deps.store.listTasksOfJob(otherJob)[0]?.id ?? '';
+    const otherTask = (await service.deps.store.listTasksOfJob(otherJob))[0]?.id ?? '';
     for (const wrong of [
       url(other.project.id, jobId, task.id, artifact.id),
       url('open', otherJob, task.id, artifact.id),
@@ -195,7 +195,7 @@ describe('artifact upload and download', () => {
       assert.equal((await service.call('GET', wrong)).status, 404, wrong);
     }
 
-    service.deps.store.updateProject(open.project.id, { visibility: 'private' }, 0);
+    await service.deps.store.updateProject(open.project.id, { visibility: 'private' }, 0);
     try {
       assert.equal((await service.call('GET', url('open', jobId, task.id, artifact.id))).status, 404, 'private now');
       assert.equal(
@@ -204,7 +204,7 @@ describe('artifact upload and download', () => {
         'the trigger secret does not download artifacts: only the owner or an administrator',
       );
     } finally {
-      service.deps.store.updateProject(open.project.id, { visibility: 'public' }, 0);
+      await service.deps.store.updateProject(open.project.id, { visibility: 'public' }, 0);
     }
   });
 });

@@ -34,7 +34,7 @@ describe('claiming under concurrency, and the long poll', () => {
     assert.equal(status, 200);
     assert.equal(body.tasks, 500);
     const dispatcher = new Agent({ connections: 64 });
-    const claimers = Array.from({ length: 32 }, () => service.addWorker().token);
+    const claimers = await Promise.all(Array.from({ length: 32 }, async () => (await service.addWorker()).token));
     const seen: string[] = [];
     await Promise.all(
       claimers.map(async (token) => {
@@ -57,13 +57,13 @@ describe('claiming under concurrency, and the long poll', () => {
     await dispatcher.close();
     assert.equal(seen.length, 500);
     assert.equal(new Set(seen).size, 500, 'every task exactly once');
-    const tasks = service.deps.store.listTasksOfJob(body.job_id);
+    const tasks = await service.deps.store.listTasksOfJob(body.job_id);
     assert.ok(tasks.every((task) => task.state === 'running' && task.attempt === 1));
     await service.call('POST', `/api/v1/projects/demo/jobs/${body.job_id}/cancel`, { secret: demo.secret });
   });
 
   it('holds a claim with ?wait=N until work arrives', async () => {
-    const token = service.addWorker().token;
+    const token = (await service.addWorker()).token;
     const started = Date.now();
     const waiting = service.call('POST', '/api/v1/tasks/claim?wait=10', { body: claimBody(), token });
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -76,7 +76,7 @@ describe('claiming under concurrency, and the long poll', () => {
   });
 
   it('answers 204 at the end of the wait when nothing arrives', async () => {
-    const token = service.addWorker().token;
+    const token = (await service.addWorker()).token;
     const started = Date.now();
     const response = await service.call('POST', '/api/v1/tasks/claim?wait=1', { body: claimBody(), token });
     assert.equal(response.status, 204);
@@ -84,7 +84,7 @@ describe('claiming under concurrency, and the long poll', () => {
   });
 
   it('lets go of a long poll as soon as the client goes away', async () => {
-    const token = service.addWorker().token;
+    const token = (await service.addWorker()).token;
     const controller = new AbortController();
     const waiting = service
       .call('POST', '/api/v1/tasks/claim?wait=30', { body: claimBody({ arches: ['riscv64'] }), token, signal: controller.signal })

@@ -43,8 +43,8 @@ describe('reading jobs and tasks: access rules', () => {
     closed = await service.addProject({ name: 'closed', visibility: 'private', owner: 'olivia', pipeline: PIPELINE });
     openJob = (await service.startJob(open, await open.commit({ a: 'a' }))).body.job_id;
     closedJob = (await service.startJob(closed, await closed.commit({ a: 'a' }))).body.job_id;
-    openTask = service.deps.store.listTasksOfJob(openJob)[0]?.id ?? '';
-    closedTask = service.deps.store.listTasksOfJob(closedJob)[0]?.id ?? '';
+    openTask = (await service.deps.store.listTasksOfJob(openJob))[0]?.id ?? '';
+    closedTask = (await service.deps.store.listTasksOfJob(closedJob))[0]?.id ?? '';
   });
   after(() => service.stop());
 

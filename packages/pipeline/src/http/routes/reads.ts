@@ -1,14 +1,13 @@
-import { stat } from 'node:fs/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { artifactFilePath } from '../../domain/artifacts.js';
-import { chooseLogAttempt, logFilePath } from '../../domain/logs.js';
+import { artifactKey } from '../../domain/artifacts.js';
+import { chooseLogAttempt, logKey } from '../../domain/logs.js';
 import { ServiceError } from '../../errors.js';
 import type { Job, Project, Task } from '../../store/types.js';
 import { identifyReader, mayDownloadArtifact, mayReadBareTask, mayReadJob, type Reader } from '../access.js';
 import { baseUrlOf } from '../base-url.js';
 import type { HttpContext } from '../context.js';
 import { artifactUrl, presentArtifact, presentJob, presentTask, presentTaskSummary } from '../present.js';
-import { sendFileBytes } from '../ranges.js';
+import { sendBlobBytes } from '../ranges.js';
 
 const hidden = (): ServiceError => new ServiceError(404, 'not found');
 
@@ -18,26 +17,24 @@ type TaskParams = JobParams & { task: string };
 /** Resolves project, job and task from the path; all must agree, and the reader must be allowed. */
 async function loadJobForReader(context: HttpContext, request: FastifyRequest<{ Params: JobParams }>, allowed: (reader: Reader, project: Project) => boolean) {
   const { store } = context.deps;
-  const project = store.findProject(request.params.project);
+  const project = await store.findProject(request.params.project);
   if (project === null) throw hidden();
   const reader = await identifyReader(request, project, context.sessions);
   if (!allowed(reader, project)) throw hidden();
-  const job = store.findJob(project.id, request.params.job);
+  const job = await store.findJob(project.id, request.params.job);
   if (job === null) throw hidden();
   return { project, job };
 }
 
-function loadTaskOfJob(context: HttpContext, job: Job, taskId: string): Task {
-  const task = context.deps.store.getTask(taskId);
+async function loadTaskOfJob(context: HttpContext, job: Job, taskId: string): Promise<Task> {
+  const task = await context.deps.store.getTask(taskId);
   if (task === null || task.jobId !== job.id) throw hidden();
   return task;
 }
 
-function presentTaskRead(context: HttpContext, request: FastifyRequest, task: Task, job: Job, project: Project) {
+async function presentTaskRead(context: HttpContext, request: FastifyRequest, task: Task, job: Job, project: Project) {
   const base = baseUrlOf(request, context.deps.config.publicUrl);
-  const artifacts = context.deps.store
-    .listArtifacts(task.id)
-    .map((artifact) => presentArtifact(artifact, artifactUrl(base, project, job, artifact)));
+  const artifacts = (await context.deps.store.listArtifacts(task.id)).map((artifact) => presentArtifact(artifact, artifactUrl(base, project, job, artifact)));
   return { task: presentTask(task, job, project), artifacts };
 }
 
@@ -52,26 +49,26 @@ export function registerReadRoutes(app: FastifyInstance, context: HttpContext): 
 
   app.get<{ Params: JobParams }>('/api/v1/projects/:project/jobs/:job', async (request) => {
     const { project, job } = await loadJobForReader(context, request, mayReadJob);
-    return { job: presentJob(job, project), tasks: store.listTasksOfJob(job.id).map(presentTaskSummary) };
+    return { job: presentJob(job, project), tasks: (await store.listTasksOfJob(job.id)).map(presentTaskSummary) };
   });
 
   app.get<{ Params: { task: string } }>('/api/v1/tasks/:task', async (request) => {
-    const task = store.getTask(request.params.task);
-    const project = task === null ? null : store.findProject(task.projectId);
-    const job = task === null ? null : store.getJobById(task.jobId);
+    const task = await store.getTask(request.params.task);
+    const project = task === null ? null : await store.findProject(task.projectId);
+    const job = task === null ? null : await store.getJobById(task.jobId);
     if (task === null || project === null || job === null) throw hidden();
     if (!mayReadBareTask(await identifyReader(request, null, context.sessions), project)) throw hidden();
     return presentTaskRead(context, request, task, job, project);
   });
 
   app.get<{ Params: { project: string; task: string } }>('/api/v1/projects/:project/tasks/:task', async (request) => {
-    const project = store.findProject(request.params.project);
+    const project = await store.findProject(request.params.project);
     if (project === null) throw hidden();
-    const task = store.getTask(request.params.task);
+    const task = await store.getTask(request.params.task);
     // The task must belong to the named project, or a guessed id could be read through a readable one.
     if (task === null || task.projectId !== project.id) throw hidden();
     if (!mayReadJob(await identifyReader(request, project, context.sessions), project)) throw hidden();
-    const job = store.getJobById(task.jobId);
+    const job = await store.getJobById(task.jobId);
     if (job === null) throw hidden();
     return presentTaskRead(context, request, task, job, project);
   });
@@ -80,13 +77,13 @@ export function registerReadRoutes(app: FastifyInstance, context: HttpContext): 
     '/api/v1/projects/:project/jobs/:job/tasks/:task/log',
     async (request, reply) => {
       const { job } = await loadJobForReader(context, request, mayReadJob);
-      const task = loadTaskOfJob(context, job, request.params.task);
+      const task = await loadTaskOfJob(context, job, request.params.task);
       const chosen = chooseLogAttempt(task, parseAttempt(request.query.attempt));
       if (chosen === null) throw hidden();
-      const path = logFilePath(context.deps.config.dataPath, task.id, chosen.attempt);
-      const size = chosen.size >= 0 ? chosen.size : await stat(path).then((s) => s.size, () => 0);
+      const key = logKey(task.id, chosen.attempt);
+      const size = chosen.size >= 0 ? chosen.size : ((await context.deps.blobs.size(key)) ?? 0);
       reply.type('text/plain; charset=utf-8').header('x-content-type-options', 'nosniff');
-      return sendFileBytes(request, reply, path, size);
+      return sendBlobBytes(request, reply, size, (range) => context.deps.blobs.read(key, range));
     },
   );
 
@@ -95,8 +92,8 @@ export function registerReadRoutes(app: FastifyInstance, context: HttpContext): 
     async (request, reply) => {
       // Visibility is checked here every time, whatever URL the caller was handed.
       const { job } = await loadJobForReader(context, request, (reader, project) => mayDownloadArtifact(reader, project));
-      const task = loadTaskOfJob(context, job, request.params.task);
-      const artifact = store.getArtifact(request.params.artifact);
+      const task = await loadTaskOfJob(context, job, request.params.task);
+      const artifact = await store.getArtifact(request.params.artifact);
       if (artifact === null || artifact.taskId !== task.id) throw hidden();
       const etag = `"${artifact.sha256}"`;
       reply
@@ -105,7 +102,7 @@ export function registerReadRoutes(app: FastifyInstance, context: HttpContext): 
         .header('x-content-type-options', 'nosniff')
         .header('content-disposition', contentDisposition(artifact.path));
       if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-      return sendFileBytes(request, reply, artifactFilePath(context.deps.config.dataPath, artifact.id), artifact.size);
+      return sendBlobBytes(request, reply, artifact.size, (range) => context.deps.blobs.read(artifactKey(artifact.id), range));
     },
   );
 }

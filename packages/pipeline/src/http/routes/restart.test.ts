@@ -17,7 +17,7 @@ describe('a restarted server', () => {
     const project = await first.addProject({ name: 'demo', pipeline: 'tasks:\n  a:\n    image: x\n    script: [make]\n' });
     const sha = await project.commit({ f: 'f' });
     const jobId = (await first.startJob(project, sha)).body.job_id;
-    const { token } = first.addWorker();
+    const { token } = await first.addWorker();
     const claim = await first.call('POST', '/api/v1/tasks/claim', { body: claimBody(), token });
     const task = ((await claim.json()) as { task: ClaimedTask }).task;
     const path = (url: string) => new URL(url).pathname;

@@ -34,7 +34,7 @@ describe('task and job transitions', () => {
     service = await startTestService();
     demo = await service.addProject({ name: 'demo', pipeline: PIPELINE });
     sha = await demo.commit({ 'a.txt': 'a' });
-    token = service.addWorker().token;
+    token = (await service.addWorker()).token;
   });
   after(() => service.stop());
 
@@ -51,8 +51,8 @@ describe('task and job transitions', () => {
     return { status: response.status, body: (await response.json()) as { state: string; attempt: number } };
   }
 
-  function states(jobId: string): Record<string, string> {
-    return Object.fromEntries(service.deps.store.listTasksOfJob(jobId).map((task) => [task.name, task.state]));
+  async function states(jobId: string): Promise<Record<string, string>> {
+    return Object.fromEntries((await service.deps.store.listTasksOfJob(jobId)).map((task) => [task.name, task.state]));
   }
 
   async function jobRead(jobId: string) {
@@ -62,16 +62,16 @@ describe('task and job transitions', () => {
 
   it('runs a job to success; a failed task with allow_failure still satisfies its dependents', async () => {
     const { body } = await service.startJob(demo, sha);
-    assert.deepEqual(states(body.job_id), { build: 'waiting', lint: 'waiting', test: 'blocked', deploy: 'blocked' });
+    assert.deepEqual(await states(body.job_id), { build: 'waiting', lint: 'waiting', test: 'blocked', deploy: 'blocked' });
     const build = await claim();
     const lint = await claim();
     assert.equal(build?.name, 'build');
     assert.equal(lint?.name, 'lint');
     assert.equal(await claim(), null, 'test is blocked');
     assert.deepEqual((await complete(lint as ClaimedTask, false)).body, { state: 'failure', attempt: 1 });
-    assert.equal(states(body.job_id).test, 'blocked', 'still waiting for build');
+    assert.equal((await states(body.job_id)).test, 'blocked', 'still waiting for build');
     assert.deepEqual((await complete(build as ClaimedTask, true)).body, { state: 'success', attempt: 1 });
-    assert.equal(states(body.job_id).test, 'waiting');
+    assert.equal((await states(body.job_id)).test, 'waiting');
     const test = await claim();
     await complete(test as ClaimedTask, true);
     const deploy = await claim();
@@ -88,12 +88,12 @@ describe('task and job transitions', () => {
     const first = await claim();
     assert.equal(first?.name, 'build');
     assert.deepEqual((await complete(first as ClaimedTask, false)).body, { state: 'waiting', attempt: 1 });
-    assert.equal(states(body.job_id).build, 'waiting');
+    assert.equal((await states(body.job_id)).build, 'waiting');
     const lint = await claim();
     assert.equal(lint?.name, 'build', 'the requeued task keeps its place in line');
     assert.equal(lint?.attempt, 2);
     assert.deepEqual((await complete(lint as ClaimedTask, false)).body, { state: 'failure', attempt: 2 });
-    assert.deepEqual(states(body.job_id), { build: 'failure', lint: 'waiting', test: 'skipped', deploy: 'skipped' });
+    assert.deepEqual(await states(body.job_id), { build: 'failure', lint: 'waiting', test: 'skipped', deploy: 'skipped' });
     const lastOne = await claim();
     await complete(lastOne as ClaimedTask, true);
     const read = await jobRead(body.job_id);
@@ -108,7 +108,7 @@ describe('task and job transitions', () => {
       const response = await service.call('POST', path, { body: bad, token });
       assert.equal(response.status, 400, JSON.stringify(bad));
     }
-    assert.equal(states(body.job_id).build, 'running');
+    assert.equal((await states(body.job_id)).build, 'running');
     await service.call('POST', `/api/v1/projects/demo/jobs/${body.job_id}/cancel`, { secret: demo.secret });
     await complete(task, false);
     await drainAll();
@@ -123,7 +123,7 @@ describe('task and job transitions', () => {
     assert.deepEqual(await response.json(), { cancel: false });
     const cancel = await service.call('POST', `/api/v1/projects/demo/jobs/${body.job_id}/cancel`, { secret: demo.secret });
     assert.equal(((await cancel.json()) as { job: { state: string } }).job.state, 'running', 'build still runs');
-    assert.deepEqual(states(body.job_id), { build: 'running', lint: 'canceled', test: 'canceled', deploy: 'canceled' });
+    assert.deepEqual(await states(body.job_id), { build: 'running', lint: 'canceled', test: 'canceled', deploy: 'canceled' });
     response = await beat();
     assert.deepEqual(await response.json(), { cancel: true });
     assert.deepEqual((await complete(build, false)).body, { state: 'canceled', attempt: 1 }, 'not requeued although a retry remains');
@@ -146,10 +146,10 @@ describe('task and job transitions', () => {
     // A second loss with no attempts left fails the task.
     service.clock.advance(31_000);
     await claim();
-    const task = service.deps.store.listTasksOfJob(body.job_id).find((t) => t.name === 'build');
+    const task = (await service.deps.store.listTasksOfJob(body.job_id)).find((t) => t.name === 'build');
     assert.equal(task?.state, 'failure');
     assert.equal(task?.error, 'worker lost');
-    assert.equal(states(body.job_id).test, 'skipped');
+    assert.equal((await states(body.job_id)).test, 'skipped');
     await drainAll();
   });
 
@@ -163,7 +163,7 @@ describe('task and job transitions', () => {
     }
     // A claim that matches nothing still sweeps lapsed tasks first.
     await service.call('POST', '/api/v1/tasks/claim', { body: claimBody({ arches: ['s390x'] }), token });
-    const task = service.deps.store.listTasksOfJob(body.job_id).find((t) => t.name === 'build');
+    const task = (await service.deps.store.listTasksOfJob(body.job_id)).find((t) => t.name === 'build');
     assert.equal(task?.error, 'timeout');
     assert.equal(task?.state, 'waiting', 'requeued: one retry was left');
     assert.equal((await service.call('POST', build.endpoints.heartbeat.slice(service.url.length), { token })).status, 404);

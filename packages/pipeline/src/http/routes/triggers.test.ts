@@ -29,26 +29,26 @@ describe('starting jobs: POST /projects/:project/jobs and /trigger', () => {
   after(() => service.stop());
 
   /** Jobs stored for the project, by walking job numbers (nothing else may have been stored). */
-  function jobCount(project: TestProject): number {
+  async function jobCount(project: TestProject): Promise<number> {
     let count = 0;
-    while (service.deps.store.findJob(project.project.id, String(count + 1)) !== null) count += 1;
+    while ((await service.deps.store.findJob(project.project.id, String(count + 1))) !== null) count += 1;
     return count;
   }
 
   it('creates a job with its tasks and answers {status, job_id, tasks}', async () => {
-    const before = jobCount(demo);
+    const before = await jobCount(demo);
     const { status, body } = await service.startJob(demo, sha);
     assert.equal(status, 200);
     assert.deepEqual(Object.keys(body).sort(), ['job_id', 'status', 'tasks']);
     assert.equal((body as unknown as { status: string }).status, 'created');
     assert.equal(body.tasks, 3);
     assert.match(body.job_id, /^[A-Za-z0-9][A-Za-z0-9_-]{22}$/);
-    assert.equal(jobCount(demo), before + 1);
-    const job = service.deps.store.getJobById(body.job_id);
+    assert.equal(await jobCount(demo), before + 1);
+    const job = await service.deps.store.getJobById(body.job_id);
     assert.equal(job?.trigger, 'api');
     assert.equal(job?.headSha, sha);
     assert.equal(job?.state, 'running');
-    const tasks = service.deps.store.listTasksOfJob(body.job_id);
+    const tasks = await service.deps.store.listTasksOfJob(body.job_id);
     assert.deepEqual(
       tasks.map((task) => [task.name, task.state]),
       [
@@ -65,14 +65,14 @@ describe('starting jobs: POST /projects/:project/jobs and /trigger', () => {
     const first = await service.startJob(other, otherSha, { trigger: 'manual', actor: 'alice', base: null, ref: 'refs/tags/v1' });
     const second = await service.startJob(other, otherSha);
     assert.equal(first.status, 200);
-    const job1 = service.deps.store.getJobById(first.body.job_id);
-    const job2 = service.deps.store.getJobById(second.body.job_id);
+    const job1 = await service.deps.store.getJobById(first.body.job_id);
+    const job2 = await service.deps.store.getJobById(second.body.job_id);
     assert.equal(job1?.number, 1);
     assert.equal(job2?.number, 2);
     assert.equal(job1?.trigger, 'manual');
     assert.equal(job1?.actor, 'alice');
     assert.equal(job1?.ref, 'refs/tags/v1');
-    assert.ok((service.deps.store.findJob(demo.project.id, '1')?.number ?? 0) >= 1, 'demo keeps its own numbering');
+    assert.ok(((await service.deps.store.findJob(demo.project.id, '1'))?.number ?? 0) >= 1, 'demo keeps its own numbering');
   });
 
   it('accepts the project id as well as its name in the path', async () => {
@@ -83,7 +83,7 @@ describe('starting jobs: POST /projects/:project/jobs and /trigger', () => {
 
   it('checks in order: unknown project 404, then signature 401, then disabled 409, then 400, then 422', async () => {
     const body = JSON.stringify({ sha });
-    const start = jobCount(demo);
+    const start = await jobCount(demo);
     // Unknown project wins over everything, even a malformed unsigned body.
     let response = await service.call('POST', '/api/v1/projects/nope/jobs', { body: '{bad' });
     assert.equal(response.status, 404);
@@ -101,7 +101,7 @@ describe('starting jobs: POST /projects/:project/jobs and /trigger', () => {
 
     const disabled = await service.addProject({ pipeline: PIPELINE });
     const disabledSha = await disabled.commit({ 'b.txt': 'b' });
-    service.deps.store.updateProject(disabled.project.id, { enabled: false }, 0);
+    await service.deps.store.updateProject(disabled.project.id, { enabled: false }, 0);
     const disabledBody = JSON.stringify({ sha: disabledSha });
     response = await service.call('POST', `/api/v1/projects/${disabled.project.name}/jobs`, { body: disabledBody });
     assert.equal(response.status, 401, 'unsigned on a disabled project is still 401');
@@ -109,12 +109,12 @@ describe('starting jobs: POST /projects/:project/jobs and /trigger', () => {
     assert.equal(response.status, 409, 'disabled before malformed');
     response = await service.call('POST', `/api/v1/projects/${disabled.project.name}/trigger`, { body: disabledBody, secret: disabled.secret });
     assert.equal(response.status, 409);
-    assert.equal(jobCount(disabled), 0);
-    assert.equal(jobCount(demo), start, 'nothing stored');
+    assert.equal(await jobCount(disabled), 0);
+    assert.equal(await jobCount(demo), start, 'nothing stored');
   });
 
   it('refuses bad bodies with 400 and stores nothing', async () => {
-    const start = jobCount(demo);
+    const start = await jobCount(demo);
     const cases: [string, string][] = [
       ['malformed JSON', '{"sha": '],
       ['missing sha', JSON.stringify({ ref: 'refs/heads/main' })],
@@ -136,7 +136,7 @@ describe('starting jobs: POST /projects/:project/jobs and /trigger', () => {
       assert.equal(typeof answer.error, 'string', label);
       assert.ok(answer.error.length > 0, label);
     }
-    assert.equal(jobCount(demo), start);
+    assert.equal(await jobCount(demo), start);
   });
 
   it('refuses an oversized body with 413', async () => {
@@ -147,7 +147,7 @@ describe('starting jobs: POST /projects/:project/jobs and /trigger', () => {
   });
 
   it('answers 422 with every problem of an invalid pipeline, and for a missing pipeline file', async () => {
-    const start = jobCount(demo);
+    const start = await jobCount(demo);
     const badSha = await demo.commit({
       '.pipeline.yml': 'tasks:\n  a:\n    image: x\n    script: [echo]\n    needs: [nope]\n    timeout: forever\n',
     });
@@ -162,8 +162,8 @@ describe('starting jobs: POST /projects/:project/jobs and /trigger', () => {
     const missing = await service.startJob(bare, bareSha);
     assert.equal(missing.status, 422);
     assert.deepEqual((missing.body as unknown as { problems: { path: string }[] }).problems.map((p) => p.path), ['.pipeline.yml']);
-    assert.equal(jobCount(demo), start);
-    assert.equal(jobCount(bare), 0);
+    assert.equal(await jobCount(demo), start);
+    assert.equal(await jobCount(bare), 0);
     await demo.commit({ '.pipeline.yml': PIPELINE });
   });
 
@@ -173,7 +173,7 @@ describe('starting jobs: POST /projects/:project/jobs and /trigger', () => {
     assert.equal(response.status, 200);
     const answer = (await response.json()) as { status: string; job_id: string; tasks: number };
     assert.equal(answer.status, 'created');
-    const job = service.deps.store.getJobById(answer.job_id);
+    const job = await service.deps.store.getJobById(answer.job_id);
     assert.equal(job?.trigger, 'push');
     assert.equal(job?.actor, 'bob');
     assert.equal(job?.ref, 'refs/heads/feature');
@@ -203,28 +203,28 @@ describe('starting jobs: POST /projects/:project/jobs and /trigger', () => {
   });
 
   it('ignores a normalised branch deletion with 200 and creates nothing', async () => {
-    const start = jobCount(demo);
+    const start = await jobCount(demo);
     const body = { sha: '0'.repeat(40), base: sha, ref: 'refs/heads/gone', actor: 'dave' };
     const response = await service.call('POST', '/api/v1/projects/demo/trigger', { body, secret: demo.secret });
     assert.equal(response.status, 200);
     assert.equal(((await response.json()) as { status: string }).status, 'ignored');
-    assert.equal(jobCount(demo), start);
+    assert.equal(await jobCount(demo), start);
   });
 
   for (const fixture of loadWebhookFixtures()) {
     it(`handles the ${fixture.name} delivery: ${fixture.expect.kind}`, async () => {
-      const start = jobCount(demo);
+      const start = await jobCount(demo);
       const { body, headers } = prepareDelivery(fixture, sha, demo.secret);
       const response = await service.call('POST', '/api/v1/projects/demo/trigger', { body, headers });
       assert.equal(response.status, 200);
       const answer = (await response.json()) as { status: string; job_id?: string };
       if (fixture.expect.kind === 'ignored') {
         assert.equal(answer.status, 'ignored');
-        assert.equal(jobCount(demo), start);
+        assert.equal(await jobCount(demo), start);
         return;
       }
       assert.equal(answer.status, 'created');
-      const job = service.deps.store.getJobById(answer.job_id ?? '');
+      const job = await service.deps.store.getJobById(answer.job_id ?? '');
       assert.equal(job?.headSha, fixture.expect.sha === FIXTURE_SHA ? sha : fixture.expect.sha);
       assert.equal(job?.ref, fixture.expect.ref);
       assert.equal(job?.actor, fixture.expect.actor);

@@ -24,8 +24,8 @@ const JobCreationSchema = z.strictObject({
 type Params = { project: string };
 
 /** Unknown project 404, then a missing or wrong signature 401, then a disabled project 409. */
-function authorizeTrigger(context: HttpContext, request: FastifyRequest<{ Params: Params }>, allowPlainToken: boolean): Project {
-  const project = context.deps.store.findProject(request.params.project);
+async function authorizeTrigger(context: HttpContext, request: FastifyRequest<{ Params: Params }>, allowPlainToken: boolean): Promise<Project> {
+  const project = await context.deps.store.findProject(request.params.project);
   if (project === null) throw new ServiceError(404, 'not found');
   const signed =
     hasValidSignature(request, rawBody(request), project.triggerSecret) ||
@@ -43,7 +43,7 @@ async function startJob(context: HttpContext, project: Project, request: JobRequ
 
 export function registerTriggerRoutes(app: FastifyInstance, context: HttpContext): void {
   app.post<{ Params: Params }>('/api/v1/projects/:project/trigger', { bodyLimit: TRIGGER_BODY_LIMIT }, async (request) => {
-    const project = authorizeTrigger(context, request, true);
+    const project = await authorizeTrigger(context, request, true);
     const delivery = readPushDelivery(request.headers, parseJsonBody(request));
     if (delivery.kind === 'invalid') throw new ServiceError(400, delivery.message);
     if (delivery.kind === 'ignored') return { status: 'ignored', reason: delivery.reason };
@@ -56,7 +56,7 @@ export function registerTriggerRoutes(app: FastifyInstance, context: HttpContext
   });
 
   app.post<{ Params: Params }>('/api/v1/projects/:project/jobs', async (request) => {
-    const project = authorizeTrigger(context, request, false);
+    const project = await authorizeTrigger(context, request, false);
     const parsed = parseWith(JobCreationSchema, parseJsonBody(request) ?? {});
     if (!parsed.ok) throw new ServiceError(400, parsed.message);
     const body = parsed.value;
@@ -69,13 +69,13 @@ export function registerTriggerRoutes(app: FastifyInstance, context: HttpContext
   });
 
   app.post<{ Params: Params & { job: string } }>('/api/v1/projects/:project/jobs/:job/cancel', async (request) => {
-    const project = context.deps.store.findProject(request.params.project);
+    const project = await context.deps.store.findProject(request.params.project);
     if (project === null) throw new ServiceError(404, 'not found');
     if (!hasValidSignature(request, rawBody(request), project.triggerSecret)) throw new ServiceError(401, 'signature missing or wrong');
-    const job = context.deps.store.findJob(project.id, request.params.job);
+    const job = await context.deps.store.findJob(project.id, request.params.job);
     if (job === null) throw new ServiceError(404, 'not found');
-    const canceled = cancelJob(context.deps, job);
+    const canceled = await cancelJob(context.deps, job);
     request.log.info({ project: project.name, job: job.id }, 'job canceled');
-    return { job: presentJob(canceled, project), tasks: context.deps.store.listTasksOfJob(job.id).map(presentTaskSummary) };
+    return { job: presentJob(canceled, project), tasks: (await context.deps.store.listTasksOfJob(job.id)).map(presentTaskSummary) };
   });
 }

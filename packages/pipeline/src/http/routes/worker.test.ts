@@ -48,10 +48,10 @@ describe('the worker protocol', () => {
     service = await startTestService();
     demo = await service.addProject({ name: 'demo', pipeline: PIPELINE });
     sha = await demo.commit({ 'README.md': 'hello\n', 'src/main.c': 'int main(){}\n' });
-    admin.setVariable(service.deps, 'demo', 'API_KEY', 'super-secret-value', true);
-    admin.setVariable(service.deps, 'demo', 'REGION', 'eu', false);
-    token = service.addWorker().token;
-    otherToken = service.addWorker().token;
+    await admin.setVariable(service.deps, 'demo', 'API_KEY', 'super-secret-value', true);
+    await admin.setVariable(service.deps, 'demo', 'REGION', 'eu', false);
+    token = (await service.addWorker()).token;
+    otherToken = (await service.addWorker()).token;
   });
   after(() => service.stop());
 
@@ -76,7 +76,7 @@ describe('the worker protocol', () => {
 
   it('requires a worker token on claim and on every path below /tasks/:task, but not on the task read', async () => {
     const { body } = await service.startJob(demo, sha);
-    const [first] = service.deps.store.listTasksOfJob(body.job_id);
+    const [first] = await service.deps.store.listTasksOfJob(body.job_id);
     const id = first?.id ?? '';
     const paths: [string, string][] = [
       ['POST', '/api/v1/tasks/claim'],
@@ -154,7 +154,7 @@ describe('the worker protocol', () => {
 
   it('offers a task only to a worker with its arch and features, and a user-owned worker only its owner\'s projects', async () => {
     const { body } = await service.startJob(demo, sha);
-    const byName = new Map(service.deps.store.listTasksOfJob(body.job_id).map((task) => [task.name, task.id]));
+    const byName = new Map((await service.deps.store.listTasksOfJob(body.job_id)).map((task) => [task.name, task.id]));
     const docker = await claim(token, claimBody({ arches: ['arm64'], features: ['docker'] }));
     assert.equal(docker.task?.name, 'arm', 'arm64 only: the arm task (docker needs amd64)');
     const withFeature = await claim(token, claimBody({ features: ['docker', 'gpu'] }));
@@ -166,8 +166,8 @@ describe('the worker protocol', () => {
 
     const alice = await service.addProject({ owner: 'alice', pipeline: 'tasks:\n  only:\n    image: x\n    script: ["true"]\n' });
     const aliceSha = await alice.commit({ 'x': 'x' });
-    const bobWorker = service.addWorker('bob').token;
-    const aliceWorker = service.addWorker('alice').token;
+    const bobWorker = (await service.addWorker('bob')).token;
+    const aliceWorker = (await service.addWorker('alice')).token;
     await service.startJob(alice, aliceSha);
     assert.equal((await claim(bobWorker)).status, 204, "bob's worker never sees alice's project");
     assert.equal((await claim(aliceWorker)).task?.name, 'only');
@@ -182,11 +182,11 @@ describe('the worker protocol', () => {
     const a = await claim(token, features);
     const b = await claim(token, features);
     const c = await claim(token, features);
-    const jobOf = (id: string | undefined) => service.deps.store.getTask(id ?? '')?.jobId;
+    const jobOf = async (id: string | undefined) => (await service.deps.store.getTask(id ?? ''))?.jobId;
     assert.deepEqual([a.task?.name, b.task?.name, c.task?.name], ['build', 'docker', 'arm']);
-    assert.deepEqual([jobOf(a.task?.id), jobOf(b.task?.id), jobOf(c.task?.id)], [first.body.job_id, first.body.job_id, first.body.job_id]);
+    assert.deepEqual([await jobOf(a.task?.id), await jobOf(b.task?.id), await jobOf(c.task?.id)], [first.body.job_id, first.body.job_id, first.body.job_id]);
     const d = await claim(token, features);
-    assert.equal(jobOf(d.task?.id), second.body.job_id);
+    assert.equal(await jobOf(d.task?.id), second.body.job_id);
     for (const task of [a, b, c, d]) await post(task.task?.endpoints.done ?? '', token, { success: true, exit_code: 0, error: null });
     await drain();
   });
@@ -201,8 +201,8 @@ describe('the worker protocol', () => {
     assert.equal((await post(endpoints.heartbeat, otherToken)).status, 404);
     assert.equal((await post(endpoints.done, otherToken, { success: true, exit_code: 0, error: null })).status, 404);
     assert.equal((await post(endpoints.artifact, otherToken, Buffer.from('x'), { 'x-artifact-path': 'a.txt', 'content-type': 'application/octet-stream' })).status, 404);
-    assert.equal(service.deps.store.getTask(task.id)?.state, 'running', 'nothing changed');
-    assert.equal(service.deps.store.listArtifacts(task.id).length, 0);
+    assert.equal((await service.deps.store.getTask(task.id))?.state, 'running', 'nothing changed');
+    assert.equal((await service.deps.store.listArtifacts(task.id)).length, 0);
     await post(endpoints.done, token, { success: true, exit_code: 0, error: null });
     assert.equal((await post(endpoints.heartbeat, token)).status, 404, 'a finished task is no longer held');
     await drain();
@@ -264,7 +264,7 @@ describe('the worker protocol', () => {
     response = await service.call('GET', logPath, { secret: demo.secret, headers: { range: 'bytes=99-' } });
     assert.equal(response.status, 416);
     assert.equal((await service.call('GET', logPath)).status, 404, 'private: anonymous readers see nothing');
-    assert.equal(service.deps.store.getTask(task.id)?.logSize, 16);
+    assert.equal((await service.deps.store.getTask(task.id))?.logSize, 16);
     await post(task.endpoints.done, token, { success: true, exit_code: 0, error: null });
     await drain();
   });
@@ -275,7 +275,7 @@ describe('the worker protocol', () => {
       const project = await small.addProject({ pipeline: 'tasks:\n  a:\n    image: x\n    script: ["true"]\n' });
       const projectSha = await project.commit({ f: 'f' });
       await small.startJob(project, projectSha);
-      const worker = small.addWorker().token;
+      const worker = (await small.addWorker()).token;
       const response = await small.call('POST', '/api/v1/tasks/claim', { body: claimBody(), token: worker });
       const { task } = (await response.json()) as { task: ClaimedTask };
       const path = task.endpoints.log.slice(small.url.length);
@@ -285,7 +285,7 @@ describe('the worker protocol', () => {
       append = await small.call('POST', path, { body: Buffer.alloc(100, 97), token: worker, headers: { ...headers, 'x-log-offset': '1000' } });
       assert.equal(append.status, 413);
       assert.deepEqual(await append.json(), { error: 'the log is limited to 1024 bytes', max_log_bytes: 1024 });
-      assert.equal(small.deps.store.getTask(task.id)?.logSize, 1000, 'nothing of the refused chunk was kept');
+      assert.equal((await small.deps.store.getTask(task.id))?.logSize, 1000, 'nothing of the refused chunk was kept');
     } finally {
       await small.stop();
     }
@@ -296,7 +296,7 @@ describe('the worker protocol', () => {
     try {
       const project = await behindProxy.addProject({ visibility: 'public', pipeline: 'tasks:\n  a:\n    image: x\n    script: ["true"]\n' });
       await behindProxy.startJob(project, await project.commit({ f: 'f' }));
-      const worker = behindProxy.addWorker().token;
+      const worker = (await behindProxy.addWorker()).token;
       const response = await behindProxy.call('POST', '/api/v1/tasks/claim', { body: claimBody(), token: worker });
       const { task } = (await response.json()) as { task: ClaimedTask };
       for (const url of Object.values(task.endpoints)) assert.ok(url.startsWith(`https://ci.example.test/base/api/v1/tasks/${task.id}/`), url);

@@ -29,10 +29,10 @@ declare module 'fastify' {
 }
 
 /** `Authorization: Bearer <token>`, looked up by its SHA-256 (the token itself is never stored). */
-function authenticateWorker(context: HttpContext, request: FastifyRequest): Worker {
+async function authenticateWorker(context: HttpContext, request: FastifyRequest): Promise<Worker> {
   const header = request.headers.authorization;
   const match = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header) : null;
-  const worker = match?.[1] === undefined ? null : context.deps.store.findWorkerByTokenHash(sha256Hex(match[1]));
+  const worker = match?.[1] === undefined ? null : await context.deps.store.findWorkerByTokenHash(sha256Hex(match[1]));
   if (worker === null) throw new ServiceError(401, 'a valid worker token is required');
   return worker;
 }
@@ -72,7 +72,7 @@ export function registerWorkerRoutes(app: FastifyInstance, context: HttpContext)
   app.register(async (scope) => {
     // Every worker route authenticates first: the token requirement must never lapse below /tasks/:task.
     scope.addHook('onRequest', async (request) => {
-      request.worker = authenticateWorker(context, request);
+      request.worker = await authenticateWorker(context, request);
     });
 
     scope.post<{ Querystring: { wait?: string } }>('/api/v1/tasks/claim', async (request, reply) => {
@@ -91,9 +91,9 @@ export function registerWorkerRoutes(app: FastifyInstance, context: HttpContext)
     });
 
     scope.get<{ Params: TaskParams }>('/api/v1/tasks/:task/source.tar.gz', async (request, reply) => {
-      const task = findHeldTask(deps, requireWorker(request), request.params.task);
-      const job = task === null ? null : deps.store.getJobById(task.jobId);
-      const project = task === null ? null : deps.store.findProject(task.projectId);
+      const task = await findHeldTask(deps, requireWorker(request), request.params.task);
+      const job = task === null ? null : await deps.store.getJobById(task.jobId);
+      const project = task === null ? null : await deps.store.findProject(task.projectId);
       if (task === null || job === null || project === null) throw new ServiceError(404, 'not found');
       if (!(await deps.repos.ensureCommit(project.repo, job.headSha))) throw new ServiceError(404, 'the commit is gone from the repository');
       reply.type('application/gzip').header('content-disposition', 'attachment; filename="source.tar.gz"');
@@ -111,17 +111,17 @@ export function registerWorkerRoutes(app: FastifyInstance, context: HttpContext)
     });
 
     scope.post<{ Params: TaskParams }>('/api/v1/tasks/:task/heartbeat', async (request) => {
-      const answer = heartbeat(deps, requireWorker(request), request.params.task);
+      const answer = await heartbeat(deps, requireWorker(request), request.params.task);
       if (answer === null) throw new ServiceError(404, 'not found');
       return answer;
     });
 
     scope.post<{ Params: TaskParams }>('/api/v1/tasks/:task/complete', async (request) => {
       const worker = requireWorker(request);
-      if (findHeldTask(deps, worker, request.params.task) === null) throw new ServiceError(404, 'not found');
+      if ((await findHeldTask(deps, worker, request.params.task)) === null) throw new ServiceError(404, 'not found');
       const parsed = parseWith(CompleteRequestSchema, parseJsonBody(request));
       if (!parsed.ok) throw new ServiceError(400, parsed.message);
-      const task = completeTask(deps, worker, request.params.task, parsed.value);
+      const task = await completeTask(deps, worker, request.params.task, parsed.value);
       if (task === null) throw new ServiceError(404, 'not found');
       request.log.info({ task: task.id, name: task.name, state: task.state, attempt: task.attempt }, 'task completed');
       return { state: task.state, attempt: task.attempt };
@@ -133,7 +133,7 @@ export function registerWorkerRoutes(app: FastifyInstance, context: HttpContext)
       streaming.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
       streaming.post<{ Params: TaskParams }>('/api/v1/tasks/:task/artifacts', async (request, reply) => {
         const worker = requireWorker(request);
-        if (findHeldTask(deps, worker, request.params.task) === null) throw new ServiceError(404, 'not found');
+        if ((await findHeldTask(deps, worker, request.params.task)) === null) throw new ServiceError(404, 'not found');
         const length = request.headers['content-length'];
         if (length === undefined || !/^\d{1,15}$/.test(length)) throw new ServiceError(411, 'Content-Length is required');
         const rawPath = request.headers[ARTIFACT_PATH_HEADER];
@@ -144,9 +144,9 @@ export function registerWorkerRoutes(app: FastifyInstance, context: HttpContext)
           body: request.raw,
           isConnectionIntact: () => !socket.destroyed,
         });
-        const task = deps.store.getTask(artifact.taskId);
-        const job = task === null ? null : deps.store.getJobById(task.jobId);
-        const project = task === null ? null : deps.store.findProject(task.projectId);
+        const task = await deps.store.getTask(artifact.taskId);
+        const job = task === null ? null : await deps.store.getJobById(task.jobId);
+        const project = task === null ? null : await deps.store.findProject(task.projectId);
         const url = job === null || project === null ? '' : artifactUrl(baseUrlOf(request, deps.config.publicUrl), project, job, artifact);
         request.log.info({ task: artifact.taskId, path: artifact.path, size: artifact.size }, 'artifact stored');
         return reply.code(201).send(presentArtifact(artifact, url));

@@ -21,14 +21,14 @@ export function createArtifactMethods(db: Db): ArtifactMethods {
   });
 
   return {
-    putArtifact: (artifact, workerId) => put.immediate(artifact, workerId),
-    listArtifacts(taskId) {
+    putArtifact: async (artifact, workerId) => put.immediate(artifact, workerId),
+    async listArtifacts(taskId) {
       return db
         .prepare<[string], ArtifactRow>('SELECT * FROM artifacts WHERE task_id = ? ORDER BY path')
         .all(taskId)
         .map(toArtifact);
     },
-    getArtifact(id) {
+    async getArtifact(id) {
       const row = db.prepare<[string], ArtifactRow>('SELECT * FROM artifacts WHERE id = ?').get(id);
       return row === undefined ? null : toArtifact(row);
     },

@@ -5,7 +5,11 @@ import { createJobMethods } from './jobs.js';
 import { createProjectMethods } from './projects.js';
 import { createTaskMethods } from './tasks.js';
 
-/** The pipeline store on one SQLite file (better-sqlite3: synchronous, so each transaction is atomic in-process too). */
+/**
+ * The pipeline store on one SQLite file. better-sqlite3 is synchronous: each method does all its work
+ * before it returns its (already settled) promise, and each Atomic method is one IMMEDIATE transaction,
+ * which serialises it against other connections to the file (the admin CLI) as well.
+ */
 export function openSqliteStore(path: string): PipelineStore {
   const db = openDatabase(path);
   return {
@@ -13,6 +17,8 @@ export function openSqliteStore(path: string): PipelineStore {
     ...createJobMethods(db),
     ...createTaskMethods(db),
     ...createArtifactMethods(db),
-    close: () => db.close(),
+    close: async () => {
+      db.close();
+    },
   };
 }

@@ -1,6 +1,6 @@
 import type { TaskState } from '@conveyor/protocol';
-import { deriveJobState, initialTaskState, settleBlockedTasks, type JobTally } from '../../domain/task-graph.js';
-import type { Job, PipelineStore, Task } from '../types.js';
+import { deriveJobState, initialTaskState, settleBlockedTasks, isFinal, stateOnCancel, tallyTasks, type JobTally } from '../../domain/task-graph.js';
+import type { Job, NewJob, PipelineStore } from '../types.js';
 import type { Db } from './database.js';
 import { toJob, toTask, type JobRow, type TaskRow } from './rows.js';
 
@@ -37,17 +37,14 @@ function hasBlockedTasks(db: Db, jobId: string): boolean {
   return db.prepare("SELECT 1 FROM tasks WHERE job_id = ? AND state = 'blocked' LIMIT 1").get(jobId) !== undefined;
 }
 
+/** Counts by (state, allow_failure) in SQL, so a 250-task job yields a handful of rows; the rules are the domain's. */
 function tallyJob(db: Db, jobId: string): JobTally {
-  const row = db
-    .prepare<[string], JobTally>(
-      `SELECT
-         COALESCE(SUM(state IN ('blocked', 'waiting', 'running')), 0) AS open,
-         COALESCE(SUM(state = 'canceled'), 0) AS canceled,
-         COALESCE(SUM(state = 'skipped' OR (state = 'failure' AND allow_failure = 0)), 0) AS failed
-       FROM tasks WHERE job_id = ?`,
+  const groups = db
+    .prepare<[string], { state: string; allow_failure: number; count: number }>(
+      'SELECT state, allow_failure, COUNT(*) AS count FROM tasks WHERE job_id = ? GROUP BY state, allow_failure',
     )
-    .get(jobId);
-  return row ?? { open: 0, canceled: 0, failed: 0 };
+    .all(jobId);
+  return tallyTasks(groups.map((group) => ({ state: group.state as TaskState, allowFailure: group.allow_failure === 1, count: group.count })));
 }
 
 /** Applies the graph rules to the job's blocked tasks; true when one became claimable. */
@@ -78,7 +75,7 @@ export function createJobMethods(db: Db): JobMethods {
     return row === undefined ? null : toJob(row);
   }
 
-  const insertJob = db.transaction<JobMethods['insertJob']>((job, ids, now) => {
+  const insertJob = db.transaction((job: NewJob, ids: { jobId: string; taskIds: string[] }, now: number): Job => {
     const counter = db
       .prepare<[string], { job_counter: number }>(
         'UPDATE projects SET job_counter = job_counter + 1 WHERE id = ? RETURNING job_counter',
@@ -127,25 +124,27 @@ export function createJobMethods(db: Db): JobMethods {
 
   const cancelJob = db.transaction((jobId: string, now: number): Job => {
     db.prepare("UPDATE jobs SET cancel_requested = 1 WHERE id = ? AND state = 'running'").run(jobId);
-    db.prepare(
-      "UPDATE tasks SET state = 'canceled', finished_at = ? WHERE job_id = ? AND state IN ('waiting', 'blocked')",
-    ).run(now, jobId);
+    const update = db.prepare('UPDATE tasks SET state = ?, finished_at = ? WHERE id = ?');
+    for (const task of db.prepare<[string], { id: string; state: TaskState }>('SELECT id, state FROM tasks WHERE job_id = ?').all(jobId)) {
+      const state = stateOnCancel(task.state);
+      if (state !== task.state) update.run(state, isFinal(state) ? now : null, task.id);
+    }
     settleJob(db, jobId, now);
     return getJobById(jobId) as Job;
   });
 
   return {
-    insertJob: (job, ids, now) => insertJob.immediate(job, ids, now),
-    findJob(projectId, idOrNumber) {
+    insertJob: async (job, ids, now) => insertJob.immediate(job, ids, now),
+    async findJob(projectId, idOrNumber) {
       const row = /^[1-9]\d{0,15}$/.test(idOrNumber)
         ? db.prepare<[string, number], JobRow>('SELECT * FROM jobs WHERE project_id = ? AND number = ?').get(projectId, Number(idOrNumber))
         : db.prepare<[string, string], JobRow>('SELECT * FROM jobs WHERE project_id = ? AND id = ?').get(projectId, idOrNumber);
       return row === undefined ? null : toJob(row);
     },
-    getJobById,
-    listTasksOfJob(jobId): Task[] {
+    getJobById: async (id) => getJobById(id),
+    async listTasksOfJob(jobId) {
       return tasksOfJob.all(jobId).map(toTask);
     },
-    cancelJob: (jobId, now) => cancelJob.immediate(jobId, now),
+    cancelJob: async (jobId, now) => cancelJob.immediate(jobId, now),
   };
 }

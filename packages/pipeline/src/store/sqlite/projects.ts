@@ -41,33 +41,48 @@ export function createProjectMethods(db: Db): ProjectMethods {
     return row === undefined ? null : toProject(row);
   }
 
+  // The key check and the insert in one transaction: the UNIQUE name alone would let a name equal an id.
+  const insertProject = db.transaction((project: Project) => {
+    for (const key of [project.id, project.name]) {
+      if (findProject(key) !== null) throw new DuplicateError(`'${key}' is already a project's id or name`);
+    }
+    try {
+      db.prepare(
+        `INSERT INTO projects (id, name, repo, visibility, enabled, owner_user_id, trigger_secret, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        project.id,
+        project.name,
+        project.repo,
+        project.visibility,
+        project.enabled ? 1 : 0,
+        project.ownerUserId,
+        project.triggerSecret,
+        project.createdAt,
+        project.updatedAt,
+      );
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new DuplicateError(`a project named '${project.name}' already exists`);
+      throw error;
+    }
+  });
+
+  // Names repeat only across revocations, so the check and the insert must not be split by another creation.
+  const insertWorker = db.transaction((worker: Worker, tokenHash: string) => {
+    const taken = db.prepare('SELECT 1 FROM workers WHERE name = ? AND revoked_at IS NULL LIMIT 1').get(worker.name);
+    if (taken !== undefined) throw new DuplicateError(`a worker named '${worker.name}' already exists`);
+    db.prepare(
+      'INSERT INTO workers (id, name, owner_user_id, token_hash, created_at) VALUES (?, ?, ?, ?, ?)',
+    ).run(worker.id, worker.name, worker.ownerUserId, tokenHash, worker.createdAt);
+  });
+
   return {
-    createProject(project) {
-      try {
-        db.prepare(
-          `INSERT INTO projects (id, name, repo, visibility, enabled, owner_user_id, trigger_secret, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        ).run(
-          project.id,
-          project.name,
-          project.repo,
-          project.visibility,
-          project.enabled ? 1 : 0,
-          project.ownerUserId,
-          project.triggerSecret,
-          project.createdAt,
-          project.updatedAt,
-        );
-      } catch (error) {
-        if (isUniqueViolation(error)) throw new DuplicateError(`a project named '${project.name}' already exists`);
-        throw error;
-      }
-    },
-    findProject,
-    listProjects() {
+    createProject: async (project) => insertProject.immediate(project),
+    findProject: async (idOrName) => findProject(idOrName),
+    async listProjects() {
       return db.prepare<[], ProjectRow>('SELECT * FROM projects ORDER BY name').all().map(toProject);
     },
-    updateProject(id: string, changes: ProjectChanges, now: number) {
+    async updateProject(id: string, changes: ProjectChanges, now: number) {
       const columns: Record<string, string | number | null | undefined> = {
         enabled: changes.enabled === undefined ? undefined : changes.enabled ? 1 : 0,
         visibility: changes.visibility,
@@ -83,19 +98,19 @@ export function createProjectMethods(db: Db): ProjectMethods {
       if (updated === undefined) throw new Error(`project ${id} vanished`);
       return toProject(updated);
     },
-    isProjectKeyTaken(value) {
+    async isProjectKeyTaken(value) {
       return findProject(value) !== null;
     },
-    setVariable(projectId: string, variable: Variable, now: number) {
+    async setVariable(projectId: string, variable: Variable, now: number) {
       db.prepare(
         `INSERT INTO variables (project_id, name, value, secret, updated_at) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (project_id, name) DO UPDATE SET value = excluded.value, secret = excluded.secret, updated_at = excluded.updated_at`,
       ).run(projectId, variable.name, variable.value, variable.secret ? 1 : 0, now);
     },
-    unsetVariable(projectId, name) {
+    async unsetVariable(projectId, name) {
       return db.prepare('DELETE FROM variables WHERE project_id = ? AND name = ?').run(projectId, name).changes > 0;
     },
-    listVariables(projectId) {
+    async listVariables(projectId) {
       return db
         .prepare<[string], { name: string; value: string; secret: number }>(
           'SELECT name, value, secret FROM variables WHERE project_id = ? ORDER BY name',
@@ -103,28 +118,24 @@ export function createProjectMethods(db: Db): ProjectMethods {
         .all(projectId)
         .map((row) => ({ name: row.name, value: row.value, secret: row.secret === 1 }));
     },
-    createWorker(worker: Worker, tokenHash: string) {
-      db.prepare(
-        'INSERT INTO workers (id, name, owner_user_id, token_hash, created_at) VALUES (?, ?, ?, ?, ?)',
-      ).run(worker.id, worker.name, worker.ownerUserId, tokenHash, worker.createdAt);
-    },
-    findWorkerByTokenHash(tokenHash) {
+    createWorker: async (worker, tokenHash) => insertWorker.immediate(worker, tokenHash),
+    async findWorkerByTokenHash(tokenHash) {
       const row = workerByHash.get(tokenHash);
       return row === undefined ? null : toWorker(row);
     },
-    findWorker(idOrName) {
+    async findWorker(idOrName) {
       const row =
         workerById.get(idOrName) ??
         db.prepare<[string], WorkerRow>('SELECT * FROM workers WHERE name = ? ORDER BY created_at DESC LIMIT 1').get(idOrName);
       return row === undefined ? null : toWorker(row);
     },
-    listWorkers() {
+    async listWorkers() {
       return db.prepare<[], WorkerRow>('SELECT * FROM workers ORDER BY created_at').all().map(toWorker);
     },
-    revokeWorker(id, now) {
+    async revokeWorker(id, now) {
       db.prepare('UPDATE workers SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(now, id);
     },
-    touchWorker(id, now) {
+    async touchWorker(id, now) {
       touch.run(now, id, now);
     },
   };

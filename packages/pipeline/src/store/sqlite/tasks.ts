@@ -1,4 +1,5 @@
 import type { TaskState } from '@conveyor/protocol';
+import { lapsedOutcome, nextStateAfterOutcome } from '../../domain/task-graph.js';
 import type { ClaimFilter, ClaimLease, PipelineStore, Task, TaskOutcome, TaskTransition } from '../types.js';
 import type { Db } from './database.js';
 import { settleJob } from './jobs.js';
@@ -8,13 +9,6 @@ type TaskMethods = Pick<
   PipelineStore,
   'getTask' | 'claimNextTask' | 'extendLease' | 'completeTask' | 'reapExpiredTasks' | 'setLogSize'
 >;
-
-/** The next state of a held task after an outcome, given its job's cancel flag and attempts left. */
-function nextStateAfter(task: Task, outcome: TaskOutcome, cancelRequested: boolean): TaskState {
-  if (outcome.success) return 'success';
-  if (cancelRequested) return 'canceled';
-  return task.attempt < task.maxAttempts ? 'waiting' : 'failure';
-}
 
 export function createTaskMethods(db: Db): TaskMethods {
   const taskById = db.prepare<[string], TaskRow>('SELECT * FROM tasks WHERE id = ?');
@@ -58,7 +52,7 @@ export function createTaskMethods(db: Db): TaskMethods {
   /** Records an outcome for a held task (its job is settled by the caller). Runs inside a transaction. */
   function recordOutcome(task: Task, outcome: TaskOutcome, now: number): TaskState {
     const cancelRequested = cancelFlag.get(task.jobId)?.cancel_requested === 1;
-    const state = nextStateAfter(task, outcome, cancelRequested);
+    const state = nextStateAfterOutcome(task, outcome, cancelRequested);
     const requeued = state === 'waiting';
     db.prepare(
       `UPDATE tasks SET state = ?, exit_code = ?, error = ?, finished_at = ?, lease_expires_at = NULL, deadline_at = NULL,
@@ -101,9 +95,8 @@ export function createTaskMethods(db: Db): TaskMethods {
     const lapsed = expired.all(now, now).map(toTask);
     let workBecameAvailable = false;
     for (const task of lapsed) {
-      const timedOut = task.deadlineAt !== null && task.deadlineAt <= now;
-      const outcome = { success: false, exitCode: null, error: timedOut ? 'timeout' : 'worker lost' };
-      if (recordOutcome(task, outcome, now) === 'waiting') workBecameAvailable = true;
+      const outcome = lapsedOutcome(task, now);
+      if (outcome !== null && recordOutcome(task, outcome, now) === 'waiting') workBecameAvailable = true;
     }
     for (const jobId of new Set(lapsed.map((task) => task.jobId))) {
       if (settleJob(db, jobId, now)) workBecameAvailable = true;
@@ -111,26 +104,26 @@ export function createTaskMethods(db: Db): TaskMethods {
     return lapsed.map((task) => ({ task: getTask(task.id) as Task, workBecameAvailable }));
   });
 
+  const logSizeSet = db.prepare(
+    "UPDATE tasks SET log_size = ? WHERE id = ? AND state = 'running' AND worker_id = ? AND attempt = ? AND log_size = ?",
+  );
+  const leaseExtended = db.prepare("UPDATE tasks SET lease_expires_at = ? WHERE id = ? AND state = 'running' AND worker_id = ?");
+
   return {
-    getTask,
-    claimNextTask: (filter, lease) => claim.immediate(filter, lease),
-    extendLease(taskId, workerId, leaseMs, now) {
-      const result = db
-        .prepare("UPDATE tasks SET lease_expires_at = ? WHERE id = ? AND state = 'running' AND worker_id = ?")
-        .run(now + leaseMs, taskId, workerId);
-      if (result.changes === 0) return null;
+    getTask: async (id) => getTask(id),
+    claimNextTask: async (filter, lease) => claim.immediate(filter, lease),
+    // One UPDATE is atomic on its own; the cancel flag read after it is only advice for the worker.
+    async extendLease(taskId, workerId, leaseMs, now) {
+      if (leaseExtended.run(now + leaseMs, taskId, workerId).changes === 0) return null;
       const task = taskById.get(taskId);
       return { cancel: task !== undefined && cancelFlag.get(task.job_id)?.cancel_requested === 1 };
     },
-    completeTask: (taskId, workerId, outcome, now) => complete.immediate(taskId, workerId, outcome, now),
+    completeTask: async (taskId, workerId, outcome, now) => complete.immediate(taskId, workerId, outcome, now),
     // The check outside a transaction keeps the common case (nothing lapsed) free of write locks.
-    reapExpiredTasks: (now) => (anyExpired(now) ? reap.immediate(now) : []),
-    setLogSize(taskId, workerId, attempt, size) {
-      return (
-        db
-          .prepare("UPDATE tasks SET log_size = ? WHERE id = ? AND state = 'running' AND worker_id = ? AND attempt = ?")
-          .run(size, taskId, workerId, attempt).changes > 0
-      );
+    reapExpiredTasks: async (now) => (anyExpired(now) ? reap.immediate(now) : []),
+    // One UPDATE whose WHERE is the compare: atomic without a transaction.
+    async setLogSize(taskId, workerId, attempt, expectedSize, size) {
+      return logSizeSet.run(size, taskId, workerId, attempt, expectedSize).changes > 0;
     },
   };
 }
