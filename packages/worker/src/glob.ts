@@ -42,14 +42,12 @@ export function findGlobFlaw(pattern: string): string | undefined {
   if (pattern.length > MAX_GLOB_LENGTH) return `is ${pattern.length} characters long; at most ${MAX_GLOB_LENGTH} are allowed`;
   const stars = pattern.split('*').length - 1;
   if (stars > MAX_GLOB_STARS) return `has ${stars} '*'; at most ${MAX_GLOB_STARS} are allowed`;
-  for (const name of pattern.split('/')) {
-    const chars = [...name];
-    for (let i = 0; i < chars.length; i++) {
-      if (chars[i] !== '[') continue;
-      const parsed = parseClass(chars, i);
-      if (typeof parsed === 'string') return parsed;
-      i = parsed.end;
-    }
+  const chars = [...pattern];
+  for (let i = 0; i < chars.length; i++) {
+    if (chars[i] !== '[') continue;
+    const parsed = parseClass(chars, i);
+    if (typeof parsed === 'string') return parsed;
+    i = parsed.end;
   }
   return undefined;
 }
@@ -65,6 +63,7 @@ function parseClass(name: readonly string[], start: number): { token: Token & { 
   const members: string[] = [];
   let close = -1;
   for (let j = i; j < name.length; j++) {
+    if (name[j] === '/') break;
     if (name[j] === ']' && j > i) {
       close = j;
       break;

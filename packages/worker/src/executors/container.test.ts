@@ -88,6 +88,7 @@ test('a service that cannot start fails the task with the runtime message', asyn
 test('refuses payload values that would become runtime flags or mount options', async () => {
   const cases: [string, string, { name: string; image: string }[]][] = [
     ['--privileged', '/builds/project', []],
+    ['', '/builds/project', []],
     [image, '/builds/project:rw', []],
     [image, 'relative', []],
     [image, '/builds/project', [{ name: 'evil', image: '-v=/:/host' }]],
