@@ -33,7 +33,7 @@ test('a task payload the worker cannot read is failed at once, not left to bounc
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const config: WorkerConfig = {
     url, token: 't', name: 'agent-test', arches: ['amd64'], features: [], executor: 'shell', concurrency: 1, workDir: dir,
-    graceSeconds: 1, keepWork: false, verbose: false, pollWaitSeconds: 0, container: { cli: 'podman', globalArgs: [], runArgs: [], network: null },
+    graceSeconds: 1, keepWork: false, verbose: false, pollWaitSeconds: 0, container: { cli: 'podman', globalArgs: [], runArgs: [], network: null }, runAs: null,
   };
   const lines: string[] = [];
   const client = new ProtocolClient({ url, token: 't' });

@@ -3,7 +3,7 @@ import { lstat, open, opendir, realpath } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { isRetryable, type ProtocolClient } from './client.js';
-import { compileGlob } from './glob.js';
+import { compileGlob, type Glob } from './glob.js';
 import { Backoff, sleep } from './timing.js';
 
 export interface ArtifactFile {
@@ -20,16 +20,16 @@ export interface ArtifactFile {
  */
 export async function findArtifacts(root: string, patterns: readonly string[]): Promise<{ files: ArtifactFile[]; notes: string[] }> {
   const notes: string[] = [];
-  const regexes: RegExp[] = [];
+  const globs: Glob[] = [];
   for (const pattern of patterns) {
-    const regex = compileGlob(pattern);
-    if (regex === null) notes.push(`artifact pattern ${JSON.stringify(pattern)} ignored: it points outside the workdir`);
-    else regexes.push(regex);
+    const compiled = compileGlob(pattern);
+    if (compiled.glob === undefined) notes.push(`artifact pattern ${JSON.stringify(pattern.slice(0, 200))} ignored: ${compiled.problem}`);
+    else globs.push(compiled.glob);
   }
-  if (regexes.length === 0) return { files: [], notes };
+  if (globs.length === 0) return { files: [], notes };
   const realRoot = await realpath(root);
   const files: ArtifactFile[] = [];
-  for await (const entry of walk(root, '', false, regexes)) {
+  for await (const entry of walk(root, '', false, globs)) {
     if (!entry.isLink) {
       files.push({ path: entry.path, source: join(root, entry.path) });
       continue;
@@ -42,15 +42,15 @@ export async function findArtifacts(root: string, patterns: readonly string[]): 
   return { files, notes };
 }
 
-async function* walk(root: string, prefix: string, selected: boolean, regexes: RegExp[]): AsyncGenerator<{ path: string; isLink: boolean }> {
+async function* walk(root: string, prefix: string, selected: boolean, globs: Glob[]): AsyncGenerator<{ path: string; isLink: boolean }> {
   const dir = await opendir(join(root, prefix));
   const entries: { name: string; isDir: boolean; isFile: boolean; isLink: boolean }[] = [];
   for await (const entry of dir) entries.push({ name: entry.name, isDir: entry.isDirectory(), isFile: entry.isFile(), isLink: entry.isSymbolicLink() });
   entries.sort((a, b) => (a.name < b.name ? -1 : 1));
   for (const entry of entries) {
     const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
-    const matched = selected || regexes.some((regex) => regex.test(path));
-    if (entry.isDir) yield* walk(root, path, matched, regexes);
+    const matched = selected || globs.some((glob) => glob.test(path));
+    if (entry.isDir) yield* walk(root, path, matched, globs);
     else if (matched && (entry.isFile || entry.isLink)) yield { path, isLink: entry.isLink };
   }
 }

@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -21,6 +23,8 @@ export interface WorkerConfig {
   /** Seconds a claim may wait at the server (long poll); 0 disables it. */
   pollWaitSeconds: number;
   container: { cli: string; globalArgs: string[]; runArgs: string[]; network: string | null };
+  /** The user shell scripts run as; only when the worker runs as root. */
+  runAs: { name: string; uid: number; gid: number; home: string } | null;
 }
 
 /** Options as given on the command line; each falls back to its `CONVEYOR_WORKER_*` variable. */
@@ -41,6 +45,7 @@ export interface WorkerFlags {
   containerGlobalArgs?: string;
   containerRunArgs?: string;
   containerNetwork?: string;
+  runAs?: string;
 }
 
 /** A setting is missing or wrong; the message names the option and its variable. */
@@ -68,6 +73,7 @@ const VARIABLES: Record<keyof WorkerFlags, string> = {
   containerGlobalArgs: 'CONVEYOR_WORKER_CONTAINER_GLOBAL_ARGS',
   containerRunArgs: 'CONVEYOR_WORKER_CONTAINER_RUN_ARGS',
   containerNetwork: 'CONVEYOR_WORKER_CONTAINER_NETWORK',
+  runAs: 'CONVEYOR_WORKER_RUN_AS',
 };
 /** The token itself may come from the environment (service managers), never from the command line. */
 export const TOKEN_VARIABLE = 'CONVEYOR_WORKER_TOKEN';
@@ -110,6 +116,7 @@ export async function resolveConfig(flags: WorkerFlags, env: NodeJS.ProcessEnv):
       runArgs: words(text('containerRunArgs')),
       network: text('containerNetwork') ?? null,
     },
+    runAs: await lookUpRunAs(text('runAs'), executor),
   };
   if (config.arches.length === 0) throw new ConfigError(`--arch (${VARIABLES.arch}) names no architecture`);
   return { config, warnings };
@@ -146,6 +153,22 @@ async function readToken(file: string | undefined, env: NodeJS.ProcessEnv): Prom
   if (token === undefined || token === '') throw new ConfigError(`a worker token is required: --token-file (${VARIABLES.tokenFile}) or ${TOKEN_VARIABLE}`);
   if (/[\s]/.test(token)) throw new ConfigError('the worker token must be one line without spaces');
   return token;
+}
+
+async function lookUpRunAs(name: string | undefined, executor: ExecutorKind): Promise<WorkerConfig['runAs']> {
+  if (name === undefined) return null;
+  const option = `--run-as (${VARIABLES.runAs})`;
+  if (executor !== 'shell') throw new ConfigError(`${option} applies to the shell executor only; a container runs as its image's user (set --user through --container-run-args)`);
+  if (process.getuid?.() !== 0) throw new ConfigError(`${option} needs the worker to run as root, since only root can switch users; start it as root or leave ${option} out`);
+  let entry: string;
+  try {
+    entry = (await promisify(execFile)('getent', ['passwd', name], { encoding: 'utf8' })).stdout.trim().split('\n')[0] ?? '';
+  } catch {
+    throw new ConfigError(`${option}: no user ${JSON.stringify(name)} on this machine (getent passwd found none); create it or name another`);
+  }
+  const [user, , uid, gid, , home] = entry.split(':');
+  if (Number(uid) === 0) throw new ConfigError(`${option}: ${JSON.stringify(name)} is root; name an unprivileged user, or leave ${option} out`);
+  return { name: user ?? name, uid: Number(uid), gid: Number(gid), home: home || '/' };
 }
 
 function integer(name: string, value: string, min: number, max: number): number {

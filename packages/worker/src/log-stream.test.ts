@@ -67,6 +67,22 @@ test('holds small output for the flush interval (250 ms by default)', async () =
   });
 });
 
+test('with a long secret, output that cannot start it goes out on the flush timer, not held back by the masker', async () => {
+  const server = new LogServer();
+  const secret = `-----BEGIN KEY-----${'k'.repeat(2000)}`;
+  await withStream(server, [secret, 'npm-token-123'], async (stream) => {
+    const written = Date.now();
+    await stream.write(Buffer.from('added 1312 packages in 80s\nnpm-tok'));
+    while (server.length === 0 && Date.now() - written < 3_000) await new Promise((r) => setTimeout(r, 10));
+    // Everything but the possible start of a secret arrives within the flush interval.
+    assert.equal(server.content().toString(), 'added 1312 packages in 80s\n');
+    assert.ok(Date.now() - written < 1_000, `waited ${Date.now() - written} ms`);
+    await stream.write(Buffer.from('en-123 done\n'));
+    assert.equal(await stream.finish(), true);
+    assert.equal(server.content().toString(), 'added 1312 packages in 80s\n*** done\n');
+  });
+});
+
 test('sends 64 KiB of pending output at once, without waiting for the flush interval', async () => {
   const server = new LogServer();
   // A long interval, so that only the size trigger can explain an early append, even on a loaded machine.

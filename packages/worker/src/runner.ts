@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { chown, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ClaimedTask, CompleteRequest } from '@conveyor/protocol';
 import { findArtifacts, uploadArtifacts } from './artifacts.js';
@@ -10,9 +9,10 @@ import { LogStream } from './log-stream.js';
 import { buildScript } from './script.js';
 import { extractSource } from './source.js';
 import { Backoff, sleep } from './timing.js';
+import { taskDirectoryName } from './work-dir.js';
 
 export interface RunnerDeps {
-  config: Pick<WorkerConfig, 'workDir' | 'keepWork' | 'features'>;
+  config: Pick<WorkerConfig, 'workDir' | 'keepWork' | 'features' | 'runAs'>;
   client: ProtocolClient;
   executor: Executor;
   print: (line: string) => void;
@@ -54,7 +54,7 @@ export class TaskRun {
     const { task, deps } = this;
     const started = Date.now();
     deps.print(`claimed task ${task.name} (${task.id}) attempt ${task.attempt}`);
-    const dir = join(deps.config.workDir, `${task.id.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64)}-${task.attempt}-${randomBytes(3).toString('hex')}`);
+    const dir = join(deps.config.workDir, taskDirectoryName(task.id, task.attempt));
     const beats = this.beat();
     let log: LogStream | null = null;
     let outcome: CompleteRequest;
@@ -73,9 +73,17 @@ export class TaskRun {
     this.printEnd(outcome, log?.size ?? 0, started);
   }
 
+  /**
+   * The task directory and everything in it is private (0700, files 0600): the script holds the
+   * task's secrets. With `--run-as` the script's user owns the directories it works in; the log spool
+   * stays the worker's.
+   */
   private async prepare(dir: string): Promise<LogStream> {
-    await mkdir(join(dir, 'src'), { recursive: true });
-    await mkdir(join(dir, 'script'));
+    await mkdir(dir, { mode: 0o700 });
+    await mkdir(join(dir, 'src'), { mode: 0o700 });
+    await mkdir(join(dir, 'script'), { mode: 0o700 });
+    const runAs = this.deps.config.runAs;
+    if (runAs !== null) for (const path of [dir, join(dir, 'src'), join(dir, 'script')]) await chown(path, runAs.uid, runAs.gid);
     const log = await LogStream.open({
       spoolPath: join(dir, 'log'), url: this.task.endpoints.log, client: this.deps.client, masked: this.task.masked, onRejected: (why) => this.lose(why),
       onFull: (stored) => this.deps.print(`task ${this.task.name} (${this.task.id}): the server takes no more log after ${stored} bytes; the rest is dropped`),
@@ -125,7 +133,9 @@ export class TaskRun {
 
     const script = buildScript(task.script, task.env);
     if (script.rejected.length > 0) await log.note(`conveyor: variables not exported (not shell names): ${script.rejected.join(', ')}`);
-    await writeFile(join(dir, 'script', SCRIPT_NAME), script.text, { mode: 0o644 });
+    const scriptPath = join(dir, 'script', SCRIPT_NAME);
+    await writeFile(scriptPath, script.text, { mode: 0o600 });
+    if (deps.config.runAs !== null) await chown(scriptPath, deps.config.runAs.uid, deps.config.runAs.gid);
 
     const spec = {
       taskId: task.id, image: task.image, workdir: task.workdir, hostDir: src, scriptDir: join(dir, 'script'), scriptName: SCRIPT_NAME,
@@ -164,7 +174,7 @@ export class TaskRun {
     for (let attempt = 1; ; attempt++) {
       try {
         const archive = await this.deps.client.openSource(this.task.endpoints.source);
-        const { skipped } = await extractSource(archive, src);
+        const { skipped } = await extractSource(archive, src, this.deps.config.runAs);
         for (const entry of skipped) await log.note(`conveyor: source entry skipped: ${entry}`);
         return;
       } catch (error) {

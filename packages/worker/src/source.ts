@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { chown, mkdir } from 'node:fs/promises';
 import { posix, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
@@ -13,9 +13,11 @@ const ALLOWED_TYPES = new Set(['File', 'OldFile', 'ContiguousFile', 'Directory',
  * (and reported) when its path climbs out of `dir`, when it is a link whose target resolves
  * outside `dir`, or when it is not a plain file, directory or link. node-tar additionally refuses
  * to write through a symbolic link, so a link planted by one entry cannot redirect a later one.
+ * `dir` is created 0700; with `owner` (`--run-as`) it and everything extracted belong to that user.
  */
-export async function extractSource(archive: Readable, dir: string): Promise<{ skipped: string[] }> {
-  await mkdir(dir, { recursive: true });
+export async function extractSource(archive: Readable, dir: string, owner: { uid: number; gid: number } | null = null): Promise<{ skipped: string[] }> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  if (owner !== null) await chown(dir, owner.uid, owner.gid);
   const skipped: string[] = [];
   const root = resolve(dir);
   const unpack = extractTar({
@@ -23,6 +25,7 @@ export async function extractSource(archive: Readable, dir: string): Promise<{ s
     strict: true,
     preservePaths: false,
     preserveOwner: false,
+    ...(owner === null ? {} : { uid: owner.uid, gid: owner.gid }),
     noChmod: false,
     filter: (path, entry) => {
       const reason = unsafeReason(path, entry as ReadEntry);

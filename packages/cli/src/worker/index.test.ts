@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +38,8 @@ test('bad settings exit 2 with a message naming the option and its variable', as
     [['--url', 'http://x'], { CONVEYOR_WORKER_TOKEN: 't', CONVEYOR_WORKER_EXECUTOR: 'lxc' }, /--executor \(CONVEYOR_WORKER_EXECUTOR\) must be one of shell, podman, docker/],
     [['--url', 'http://x', '--concurrency', '0'], { CONVEYOR_WORKER_TOKEN: 't' }, /--concurrency \(CONVEYOR_WORKER_CONCURRENCY\) must be an integer from 1/],
     [['--bogus'], {}, /Unknown option '--bogus'/],
+    [['--url', 'http://x', '--run-as', 'no-such-user-here'], { CONVEYOR_WORKER_TOKEN: 't' }, /--run-as \(CONVEYOR_WORKER_RUN_AS\): no user "no-such-user-here"/],
+    [['--url', 'http://x', '--run-as', 'nobody', '--executor', 'podman'], { CONVEYOR_WORKER_TOKEN: 't' }, /--run-as \(CONVEYOR_WORKER_RUN_AS\) applies to the shell executor only/],
   ];
   for (const [argv, env, message] of cases) {
     const io = captureIO(env);
@@ -84,6 +86,33 @@ test('the worker process starts, claims with its token, never prints it, and sto
   } finally {
     server.closeAllConnections();
     server.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a work directory others can write, or --run-as without root, exits 2 before anything runs', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'conveyor-cli-workdir-'));
+  try {
+    const open = join(dir, 'open');
+    await mkdir(open, { mode: 0o700 });
+    await chmod(open, 0o777);
+    const io = captureIO({ CONVEYOR_WORKER_TOKEN: TOKEN });
+    assert.equal(await main(['worker', '--url', 'http://127.0.0.1:1', '--work-dir', open], io), 2);
+    assert.match(io.err(), /--work-dir \(CONVEYOR_WORKER_WORK_DIR\) \S+open can be written by other users \(mode 777\); run chmod go-w/);
+    assert.equal(io.out(), '');
+    if (process.getuid?.() === 0) {
+      // A real unprivileged process: the check is the worker's own uid, nothing to stand in for.
+      await chmod(dir, 0o755);
+      const child = spawn(process.execPath, [BIN, 'worker', '--url', 'http://127.0.0.1:1', '--run-as', 'nobody', '--work-dir', join(dir, 'w')], {
+        uid: 65534, gid: 65534, env: { PATH: process.env.PATH, CONVEYOR_WORKER_TOKEN: TOKEN },
+      });
+      let err = '';
+      child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+      const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+      assert.equal(code, 2, err);
+      assert.match(err, /--run-as \(CONVEYOR_WORKER_RUN_AS\) needs the worker to run as root/);
+    }
+  } finally {
     await rm(dir, { recursive: true, force: true });
   }
 });

@@ -22,6 +22,7 @@ variable in brackets; the token may be given as CONVEYOR_WORKER_TOKEN instead of
   --container-global-args A   flags before the subcommand (CONVEYOR_WORKER_CONTAINER_GLOBAL_ARGS)
   --container-run-args A      flags added to every run (CONVEYOR_WORKER_CONTAINER_RUN_ARGS)
   --container-network NET     network of a task's first container, default the runtime's (CONVEYOR_WORKER_CONTAINER_NETWORK)
+  --run-as USER               run shell scripts as this user; the worker must run as root (CONVEYOR_WORKER_RUN_AS)
   --verbose                   print protocol detail (CONVEYOR_WORKER_VERBOSE)
 
 Flags that start with a dash are given with '=': --container-run-args='--ulimit nofile=1024:1024'.
@@ -45,6 +46,7 @@ const OPTIONS = {
   'container-global-args': { type: 'string' },
   'container-run-args': { type: 'string' },
   'container-network': { type: 'string' },
+  'run-as': { type: 'string' },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -74,8 +76,19 @@ export function parseWorkerArgs(argv: string[]): WorkerFlags & { help: boolean }
     containerGlobalArgs: values['container-global-args'],
     containerRunArgs: values['container-run-args'],
     containerNetwork: values['container-network'],
+    runAs: values['run-as'],
     verbose: values.verbose,
   };
+}
+
+/** A bad setting (an option, a variable, the work directory) exits 2 with its message. */
+async function asUsageError<T>(body: () => Promise<T>): Promise<T> {
+  try {
+    return await body();
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 export const runWorker: CommandGroup = (argv, io) => runCommand(io, false, () => startWorker(argv, io));
@@ -86,15 +99,12 @@ async function startWorker(argv: string[], io: CommandIO): Promise<number> {
     io.stdout(WORKER_HELP);
     return EXIT_OK;
   }
-  let resolved;
-  try {
-    resolved = await resolveConfig(flags, io.env);
-  } catch (error) {
-    if (error instanceof ConfigError) throw new UsageError(error.message);
-    throw error;
-  }
-  for (const warning of resolved.warnings) io.stderr(`warning: ${warning}\n`);
-  const worker = await createWorker(resolved.config, io.env, (line) => io.stdout(`${line}\n`));
+  const worker = await asUsageError(async () => {
+    const resolved = await resolveConfig(flags, io.env);
+    for (const warning of resolved.warnings) io.stderr(`warning: ${warning}\n`);
+    // Refuses a work directory that is not the worker's own, before claiming anything.
+    return createWorker(resolved.config, io.env, (line) => io.stdout(`${line}\n`));
+  });
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals): void => {
     signals += 1;

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { compilePipeline } from './compile.js';
 import type { CompiledTask } from './types.js';
 import { compileTasks } from './test-support.js';
+import { readFileSync } from 'node:fs';
 
 const EXAMPLE = `
 image: debian:12            # default image of every task (optional)
@@ -150,5 +151,15 @@ tasks:
     const tasks = compileTasks(source);
     assert.equal(tasks.length, 1000);
     assert.deepEqual(tasks[999]?.needs, ['t998']);
+  });
+
+  it('compiles the example pipeline of docs/examples', () => {
+    const source = readFileSync(new URL('../../../../docs/examples/node-project.pipeline.yml', import.meta.url), 'utf8');
+    const tasks = compileTasks(source);
+    assert.deepEqual(tasks.map((task) => [task.name, task.image, task.needs]), [
+      ['lint', 'docker.io/library/node:22-bookworm-slim', []],
+      ['test:node=20', 'docker.io/library/node:20-bookworm-slim', ['lint']],
+      ['test:node=22', 'docker.io/library/node:22-bookworm-slim', ['lint']],
+    ]);
   });
 });

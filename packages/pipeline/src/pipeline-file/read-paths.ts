@@ -1,3 +1,4 @@
+import { findGlobFlaw } from './check-glob.js';
 import { DEFAULT_WORKDIR } from './limits.js';
 import { indexPath } from './problems.js';
 import type { ProblemList } from './problems.js';
@@ -33,7 +34,8 @@ function findArtifactFlaw(glob: string): string | undefined {
   if (glob.includes('\\')) return 'must not contain a backslash; separate directories with /';
   if (glob.includes('\0')) return 'must not contain a NUL character';
   if (hasParentSegment(glob)) return 'must not contain a .. segment';
-  return undefined;
+  const flaw = findGlobFlaw(glob);
+  return flaw === undefined ? undefined : `${flaw}; see "Artifacts and workdir" in the pipeline file documentation`;
 }
 
 function hasParentSegment(path: string): boolean {

@@ -49,8 +49,8 @@ describe('the top level', () => {
     assert.deepEqual(tasks.map((task) => task.image), ['shared:1', 'own']);
   });
 
-  it('requires a task image only when there is no top-level image', () => {
-    assertOneProblem('tasks:\n  a: {script: y}\n', 'tasks.a.image', /required/);
+  it('does not require an image: a task without one is for shell workers', () => {
+    assert.deepEqual(compileTasks('tasks:\n  a: {script: y}\n  b: {script: y, image: own}\n').map((task) => task.image), ['', 'own']);
   });
 
   it('checks task names', () => {

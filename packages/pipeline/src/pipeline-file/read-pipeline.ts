@@ -58,7 +58,6 @@ function readTaskContext(root: YamlMap): TaskContext {
   return {
     baseNames: new Set(isYamlMap(tasks) ? tasks.keys() : []),
     pipelineImage: typeof image === 'string' && image !== '' ? image : undefined,
-    hasPipelineImage: root.has('image'),
   };
 }
 

@@ -177,6 +177,18 @@ describe('task keys', () => {
       assert.match(problems[5]?.message ?? '', /must not be empty/);
     });
 
+    it('refuses absurd or malformed globs, naming the entry, and compiles the pathological one at once', () => {
+      const long = 'a'.repeat(1025);
+      const problems = assertProblemPaths(withTask(`artifacts: ["[z-a].txt", "dist/[abc", "${'*'.repeat(33)}", "${long}", "ok/[a-z]*"]`), [
+        'tasks.t.artifacts[0]', 'tasks.t.artifacts[1]', 'tasks.t.artifacts[2]', 'tasks.t.artifacts[3]',
+      ]);
+      assert.match(problems[0]?.message ?? '', /range z-a in \[z-a\], whose start is after its end; see "Artifacts and workdir"/);
+      assert.match(problems[1]?.message ?? '', /'\[' at position 6 without its closing '\]'/);
+      assert.match(problems[2]?.message ?? '', /has 33 '\*'; at most 32 are allowed/);
+      assert.match(problems[3]?.message ?? '', /1025 characters long; at most 1024/);
+      assert.deepEqual(compileOne('artifacts: ["*a*a*a*a*a*a*a*a*a*a*b", "[]x]", "[!a-]"]').artifactPaths, ['*a*a*a*a*a*a*a*a*a*a*b', '[]x]', '[!a-]']);
+    });
+
     it('refuses a value that is not a list', () => {
       assertOneProblem(withTask('artifacts: "dist/*"'), 'tasks.t.artifacts', /must be a list of strings, got a string/);
     });

@@ -26,7 +26,7 @@ const FEATURE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 /** A task as read from the file, before its matrix variants are built. */
 export interface TaskSpec {
   baseName: string;
-  /** The task's own image, else the top-level one; may hold `${key}`. Empty only when a problem was reported. */
+  /** The task's own image, else the top-level one; may hold `${key}`. Empty when neither is given (a task for shell workers). */
   image: string;
   script: string[];
   env: Record<string, string>;
@@ -53,8 +53,6 @@ export interface TaskContext {
   baseNames: ReadonlySet<string>;
   /** The top-level `image`, when it is a valid string. */
   pipelineImage: string | undefined;
-  /** The top-level `image` key is present (even if wrong), so a task without its own image is not reported twice. */
-  hasPipelineImage: boolean;
 }
 
 /** Reads one task's map, reporting every problem under `path` (`tasks.<name>`). */
@@ -113,9 +111,6 @@ export function readTask(baseName: string, value: unknown, path: string, context
       default:
         reportUnknownKey(keyPath, key, TASK_KEYS, problems);
     }
-  }
-  if (!value.has('image') && !context.hasPipelineImage) {
-    problems.add(joinPath(path, 'image'), 'required, since the file sets no top-level image');
   }
   if (!value.has('script')) problems.add(joinPath(path, 'script'), 'required');
   checkImageReferences(task, value.has('image') ? joinPath(path, 'image') : 'image', matrixKeys, problems);

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { commitFiles, makeRepo } from '../testing/git.js';
 import { FlakyProxy } from '../testing/flaky-proxy.js';
@@ -175,7 +176,11 @@ tasks:
   await stack.waitForTask(byName(await stack.readJob(project.id, job)).survivor!.id, (t) => t.task.log_size > 0);
   first.child.kill('SIGKILL');
   await first.exited;
-  const second = await stack.startWorker('rescuer', ['--features', 'kill-test', '--keep-work']);
+  // The killed worker's task directory is left behind; the next worker on that work directory removes it.
+  const leftovers = await readdir(join(stack.dir, 'work-doomed'));
+  assert.equal(leftovers.length, 1);
+  const second = await stack.startWorker('rescuer', ['--features', 'kill-test', '--keep-work', '--work-dir', join(stack.dir, 'work-doomed')]);
+  assert.match(second.output, /removed 1 task directory left in \S+work-doomed by an earlier run/);
   const read = await stack.waitForJob(project.id, job, 30_000);
   const survivor = byName(read).survivor!;
   assert.deepEqual([read.job.state, survivor.state, survivor.attempt, survivor.worker_name], ['success', 'success', 2, 'rescuer']);
@@ -183,10 +188,14 @@ tasks:
   assert.equal((await stack.readLog(project.id, job, survivor.id)).toString(), '$ echo "running on attempt"\nrunning on attempt\n$ sleep 2\n$ echo finished\nfinished\n');
   assert.match(second.output, /claimed task survivor \(\S+\) attempt 2/);
   await second.stop();
-  // --keep-work kept the task's directory; without it (the general worker) nothing is left.
-  const kept = await readdir(join(stack.dir, 'work-rescuer'));
+  // --keep-work kept the task's directory (private: 0700, files 0600); without it (the general worker) nothing is left.
+  const kept = await readdir(join(stack.dir, 'work-doomed'));
   assert.equal(kept.length, 1);
-  assert.equal(await readFile(join(stack.dir, 'work-rescuer', kept[0]!, 'src', 'README.md'), 'utf8'), 'e2e\n');
+  assert.match(kept[0]!, /^task-\S+-2-[0-9a-f]{6}$/);
+  const taskDir = join(stack.dir, 'work-doomed', kept[0]!);
+  assert.equal(await readFile(join(taskDir, 'src', 'README.md'), 'utf8'), 'e2e\n');
+  const modes = await Promise.all(['', 'src', 'script', 'script/script.sh', 'log'].map(async (path) => ((await stat(join(taskDir, path))).mode & 0o777).toString(8)));
+  assert.deepEqual(modes, ['700', '700', '700', '600', '600']);
   assert.deepEqual(await readdir(join(stack.dir, 'work-general')), []);
 });
 
@@ -318,4 +327,80 @@ test('a wrong token is reported once, with a hint, and the worker keeps trying w
   assert.equal(child.exitCode, null);
   assert.ok(!worker.output.includes('not-a-real-token'));
   assert.equal(await worker.stop(), 0);
+});
+
+// Walks the parent chain from the script's shell up to pid 1, printing each process's environment.
+const SNOOP_SCRIPT = `p=$PPID
+while :; do
+  echo "ancestor $p"
+  tr '\\0' '\\n' < /proc/$p/environ
+  [ "$p" -le 1 ] && break
+  p=$(sed 's/.*) //' /proc/$p/stat | cut -d' ' -f2)
+done
+`;
+
+test('a script reads no worker token from /proc/<pid>/environ of any ancestor, and needs no image on a shell worker', async () => {
+  const { worker, token } = await stack.startWorkerWithTokenVariable('env-token', ['--features', 'environ-test']);
+  const sha = await commitFiles(repo, { '.pipeline.yml': `
+tasks:
+  snoop:
+    requires: [environ-test]
+    script:
+      - cat /proc/$PPID/environ
+      - sh snoop.sh
+`, 'snoop.sh': SNOOP_SCRIPT }, 'snoop');
+  const job = await stack.createJob(project, sha);
+  const read = await stack.waitForJob(project.id, job, 30_000);
+  const snoop = byName(read).snoop!;
+  const log = (await stack.readLog(project.id, job, snoop.id)).toString();
+  assert.equal(snoop.state, 'success', log);
+  const ancestors = [...log.matchAll(/^ancestor (\d+)$/gm)].map((match) => Number(match[1]));
+  assert.ok(ancestors.length >= 2 && ancestors[ancestors.length - 1] === 1, log);
+  assert.match(log, /PATH=/, 'the environments were readable, so the check means something');
+  assert.ok(!log.includes(token), 'the token is in the log');
+  assert.ok(!ancestors.includes(worker.child.pid!), `the worker is an ancestor of its script: ${ancestors.join(' ')}`);
+  assert.ok(!worker.output.includes(token));
+  await worker.stop();
+});
+
+const nobodyUid = (() => {
+  try {
+    return Number(readFileSync('/etc/passwd', 'utf8').match(/^nobody:[^:]*:(\d+):/m)?.[1] ?? NaN);
+  } catch {
+    return NaN;
+  }
+})();
+
+test('--run-as runs shell scripts as that user, in a source tree it owns', { skip: (process.getuid?.() !== 0 || Number.isNaN(nobodyUid)) && 'needs root and a user named nobody' }, async () => {
+  // Outside the stack's own 0700 directory, which the user could not enter.
+  const workDir = await mkdtemp(join(tmpdir(), 'conveyor-run-as-'));
+  try {
+    const worker = await stack.startWorker('run-as', ['--features', 'run-as-test', '--run-as', 'nobody', '--work-dir', workDir]);
+    assert.match(worker.output, /run-as=nobody/);
+    const job = await runPipeline(`
+tasks:
+  confined:
+    requires: [run-as-test]
+    artifacts: [out/**]
+    script:
+      - id -u
+      - echo "user=$USER"
+      - touch README.md && stat -c %U README.md
+      - mkdir -p out/deep && echo made > out/deep/by-script.txt
+      - ls ${workDir} || echo "work dir not listable"
+      - cat ../log || echo "log not readable"
+`);
+    const read = await stack.waitForJob(project.id, job, 30_000);
+    const confined = byName(read).confined!;
+    const log = (await stack.readLog(project.id, job, confined.id)).toString();
+    assert.equal(confined.state, 'success', log);
+    assert.match(log, new RegExp(`^\\$ id -u\n${nobodyUid}\n\\$ echo "user=\\$USER"\nuser=nobody\n`, 'm'));
+    assert.match(log, /\$ touch README.md && stat -c %U README.md\nnobody\n/);
+    assert.match(log, /Permission denied\nwork dir not listable\n/);
+    assert.match(log, /Permission denied\nlog not readable\n$/);
+    assert.deepEqual((await stack.readTask(confined.id)).artifacts.map((artifact) => artifact.path), ['out/deep/by-script.txt']);
+    await worker.stop();
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
 });

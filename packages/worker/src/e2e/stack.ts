@@ -113,9 +113,18 @@ export class Stack {
   /** Starts `conveyor worker` as its own process. */
   async startWorker(name: string, args: string[] = [], url = this.url, reuseTokenFile?: string): Promise<Proc> {
     const tokenFile = reuseTokenFile ?? (await this.createWorkerToken(name)).tokenFile;
-    const child = spawn(process.execPath, [CONVEYOR_BIN, 'worker', '--url', url, '--token-file', tokenFile, '--name', name, '--work-dir', join(this.dir, `work-${name}`), '--poll-wait', '2', ...args], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME },
-    });
+    return this.spawnWorker(name, ['--token-file', tokenFile, ...args], { PATH: process.env.PATH, HOME: process.env.HOME }, url);
+  }
+
+  /** Starts `conveyor worker` with its token in CONVEYOR_WORKER_TOKEN, as a service manager would give it. */
+  async startWorkerWithTokenVariable(name: string, args: string[] = []): Promise<{ worker: Proc; token: string }> {
+    const { token } = await this.createWorkerToken(name);
+    const worker = await this.spawnWorker(name, args, { PATH: process.env.PATH, HOME: process.env.HOME, CONVEYOR_WORKER_TOKEN: token });
+    return { worker, token };
+  }
+
+  private async spawnWorker(name: string, args: string[], env: NodeJS.ProcessEnv, url = this.url): Promise<Proc> {
+    const child = spawn(process.execPath, [CONVEYOR_BIN, 'worker', '--url', url, '--name', name, '--work-dir', join(this.dir, `work-${name}`), '--poll-wait', '2', ...args], { env });
     const worker = new Proc(child);
     this.workers.push(worker);
     await worker.waitFor(/conveyor worker \S+ started/);

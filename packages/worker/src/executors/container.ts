@@ -38,6 +38,7 @@ const SERVICE_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 function checkSpec(spec: ExecutionSpec): string | null {
+  if (spec.image === '') return 'refused the task: it names no image; set `image:` in the pipeline file, or let a worker with the shell executor run it';
   if (!IMAGE.test(spec.image)) return `refused image ${JSON.stringify(spec.image)}: not an image reference`;
   if (!WORKDIR.test(spec.workdir)) return `refused workdir ${JSON.stringify(spec.workdir)}: must be an absolute path without ':' or ','`;
   for (const service of spec.services) {

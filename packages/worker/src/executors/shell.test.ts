@@ -83,3 +83,18 @@ test('a background child left running does not outlive the task or hold its log 
     await run.dispose();
   }
 });
+
+/** Prints every ancestor of the script up to pid 1 as `ancestor <pid>`. */
+const WALK_ANCESTORS = `p=$PPID; while [ "$p" -gt 1 ]; do echo "ancestor $p"; p=$(sed 's/.*) //' /proc/$p/stat | cut -d' ' -f2); done`;
+
+test('the script does not run below the worker: no process of the worker is among its ancestors', async () => {
+  const run = await prepareRun([WALK_ANCESTORS], {});
+  try {
+    assert.equal((await executor.run(run.spec, new AbortController().signal)).exitCode, 0, run.output());
+    const ancestors = [...run.output().matchAll(/^ancestor (\d+)$/gm)].map((match) => Number(match[1]));
+    assert.ok(ancestors.length >= 1, run.output());
+    assert.ok(!ancestors.includes(process.pid), `the worker (${process.pid}) is an ancestor: ${ancestors.join(' ')}`);
+  } finally {
+    await run.dispose();
+  }
+});
