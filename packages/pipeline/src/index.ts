@@ -1,4 +1,4 @@
-export { buildApp, type AppOptions } from './app.js';
+export { buildApp, pipelinePlugin, type AppOptions, type PipelinePluginOptions } from './app.js';
 export { systemClock, type Clock } from './clock.js';
 export { ConfigError, readPipelineConfig, type PipelineConfig } from './config.js';
 export type { PipelineDeps } from './domain/deps.js';
@@ -8,3 +8,5 @@ export { widenHeapGrowth } from './heap.js';
 export type { SessionResolver, SessionViewer } from './http/access.js';
 export { openPipeline, startPipelineServer, type RunningServer } from './main.js';
 export type { Project, Worker } from './store/types.js';
+export { pipelineOpenApiDocument } from './http/openapi/document.js';
+export { serverOptions as pipelineServerOptions } from './http/server-options.js';

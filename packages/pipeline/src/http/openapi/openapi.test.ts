@@ -39,6 +39,15 @@ describe('the pipeline OpenAPI document', () => {
     }
   });
 
+  it('is checked by a validator that does refuse a broken document', async () => {
+    const broken = structuredClone(pipelineOpenApiDocument) as unknown as { paths: Record<string, Record<string, { responses: unknown }>> };
+    const [first] = Object.values(broken.paths);
+    const [operation] = Object.values(first ?? {});
+    if (operation !== undefined) operation.responses = { '200': { content: 'not a media type map' } };
+    const result = await new Validator().validate(broken as unknown as Record<string, unknown>);
+    assert.equal(result.valid, false);
+  });
+
   it('names every route the app registers, and no route it does not', async () => {
     const routes = await registeredRoutes(service);
     assert.ok(routes.includes('POST /api/v1/projects/{project}/trigger'), routes.join('\n'));
