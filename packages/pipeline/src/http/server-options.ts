@@ -1,5 +1,5 @@
-import type { FastifyHttpOptions } from 'fastify';
 import type { Server } from 'node:http';
+import type { FastifyHttpOptions } from 'fastify';
 
 export interface ServerTimeouts {
   /** Longest an ordinary request may take to arrive: its headers, then (enforced per route) its body. */
