@@ -2,11 +2,14 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { PipelineDeps } from './domain/deps.js';
 import { TaskLocks } from './domain/logs.js';
 import { noSessions, type SessionResolver } from './http/access.js';
-import { JSON_BODY_LIMIT, keepRawBodies } from './http/body.js';
-import { installErrorHandler } from './http/error-handler.js';
+import { keepRawBodies } from './http/body.js';
+import { installErrorHandler, installNotFoundHandler } from './http/error-handler.js';
+import { registerOpenApiRoute } from './http/openapi/route.js';
 import { registerReadRoutes } from './http/routes/reads.js';
 import { registerTriggerRoutes } from './http/routes/triggers.js';
 import { registerWorkerRoutes } from './http/routes/worker.js';
+import { serverOptions } from './http/server-options.js';
+import { guardSlowBodies } from './http/slow-bodies.js';
 
 export interface AppOptions {
   sessions?: SessionResolver;
@@ -15,18 +18,28 @@ export interface AppOptions {
   logLevel?: string;
 }
 
-/** Builds the HTTP app without listening (tests call `listen` on port 0 themselves). */
-export async function buildApp(deps: PipelineDeps, options: AppOptions = {}): Promise<FastifyInstance> {
-  const app = Fastify({
-    bodyLimit: JSON_BODY_LIMIT,
-    // Request lines carry no secrets, but one log line per claim poll is noise; domain events are logged instead.
-    logController: new LogController({ disableRequestLogging: true }),
-    logger: { level: options.logLevel ?? deps.config.logLevel },
-    // Opaque ids are long; the default 100 is plenty, but be explicit about it.
-    routerOptions: { maxParamLength: 200 },
-  });
+export interface PipelinePluginOptions extends Omit<AppOptions, 'logLevel'> {
+  deps: PipelineDeps;
+  /**
+   * Answer unknown paths with `{"error": "not found"}` (default true). A server mounting several
+   * services lets exactly one of them do it: Fastify has one not-found handler per prefix.
+   */
+  handleNotFound?: boolean;
+  /** Serve `GET /api/v1/openapi.json` (default true); a server mounting several services serves one document. */
+  serveOpenApi?: boolean;
+}
+
+/**
+ * The pipeline service as an encapsulated Fastify plugin: its raw-body parsers, body limits, slow-body
+ * guard and error handler apply to its routes only, so it can share a server with other services.
+ * Register it with `app.register(pipelinePlugin, options)`, never through fastify-plugin.
+ */
+export async function pipelinePlugin(app: FastifyInstance, options: PipelinePluginOptions): Promise<void> {
+  const { deps } = options;
   keepRawBodies(app);
+  guardSlowBodies(app, { requestTimeoutMs: deps.config.requestTimeoutMs, uploadMinBytesPerSecond: deps.config.uploadMinBytesPerSecond });
   installErrorHandler(app);
+  if (options.handleNotFound ?? true) installNotFoundHandler(app);
   const context = {
     deps,
     sessions: options.sessions ?? noSessions,
@@ -36,6 +49,18 @@ export async function buildApp(deps: PipelineDeps, options: AppOptions = {}): Pr
   registerTriggerRoutes(app, context);
   registerReadRoutes(app, context);
   registerWorkerRoutes(app, context);
+  if (options.serveOpenApi ?? true) registerOpenApiRoute(app);
+}
+
+/** Builds the HTTP app without listening (tests call `listen` on port 0 themselves). */
+export async function buildApp(deps: PipelineDeps, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...serverOptions({ requestTimeoutMs: deps.config.requestTimeoutMs }),
+    // Request lines carry no secrets, but one log line per claim poll is noise; domain events are logged instead.
+    logController: new LogController({ disableRequestLogging: true }),
+    logger: { level: options.logLevel ?? deps.config.logLevel },
+  });
+  await app.register(pipelinePlugin, { deps, sessions: options.sessions, shutdown: options.shutdown });
   await app.ready();
   return app;
 }

@@ -14,6 +14,8 @@ describe('readPipelineConfig', () => {
     assert.equal(config.maxLogBytes, 64 * 1024 * 1024);
     assert.equal(config.heartbeatInterval, 10);
     assert.equal(config.gitTimeoutMs, 120_000);
+    assert.equal(config.requestTimeoutMs, 60_000);
+    assert.equal(config.uploadMinBytesPerSecond, 1024);
     assert.ok(Object.isFrozen(config));
   });
   it('reads every variable', () => {
@@ -25,7 +27,11 @@ describe('readPipelineConfig', () => {
       PIPELINE_HEARTBEAT_INTERVAL: '2',
       PIPELINE_GIT_TIMEOUT: '5',
       PIPELINE_LOG_LEVEL: 'warn',
+      PIPELINE_REQUEST_TIMEOUT: '2',
+      PIPELINE_UPLOAD_MIN_RATE: '4096',
     });
+    assert.equal(config.requestTimeoutMs, 2000);
+    assert.equal(config.uploadMinBytesPerSecond, 4096);
     assert.equal(config.port, 8080);
     assert.equal(config.publicUrl, 'https://ci.example.com');
     assert.equal(config.maxLogBytes, 2048);
@@ -40,6 +46,9 @@ describe('readPipelineConfig', () => {
       { PIPELINE_PUBLIC_URL: 'not a url' },
       { PIPELINE_HEARTBEAT_INTERVAL: '0' },
       { PIPELINE_LOG_LEVEL: 'loud' },
+      { PIPELINE_REQUEST_TIMEOUT: '0' },
+      { PIPELINE_REQUEST_TIMEOUT: '1.5' },
+      { PIPELINE_UPLOAD_MIN_RATE: '0' },
     ];
     for (const env of cases) {
       const [name] = Object.keys(env);

@@ -14,6 +14,13 @@ export interface PipelineConfig {
   /** Longest a git clone or fetch may take, in milliseconds. */
   gitTimeoutMs: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'silent';
+  /**
+   * Longest an ordinary request may take to arrive (its headers, then its body), in milliseconds; a
+   * socket silent for twice as long (at least 90 s) is closed.
+   */
+  requestTimeoutMs: number;
+  /** Streamed uploads (artifacts) are bound by this rate instead: fewest bytes per second, per request-timeout window. */
+  uploadMinBytesPerSecond: number;
 }
 
 export class ConfigError extends Error {}
@@ -61,5 +68,7 @@ export function readPipelineConfig(env: Env = process.env): PipelineConfig {
     heartbeatInterval: readInteger(env, 'PIPELINE_HEARTBEAT_INTERVAL', 10, 1, 3600),
     gitTimeoutMs: readInteger(env, 'PIPELINE_GIT_TIMEOUT', 120, 1, 3600) * 1000,
     logLevel: logLevel as PipelineConfig['logLevel'],
+    requestTimeoutMs: readInteger(env, 'PIPELINE_REQUEST_TIMEOUT', 60, 1, 3600) * 1000,
+    uploadMinBytesPerSecond: readInteger(env, 'PIPELINE_UPLOAD_MIN_RATE', 1024, 1, 2 ** 30),
   });
 }

@@ -1,4 +1,4 @@
-export { buildApp, type AppOptions } from './app.js';
+export { buildApp, pipelinePlugin, type AppOptions, type PipelinePluginOptions } from './app.js';
 export { systemClock, type Clock } from './clock.js';
 export { ConfigError, readPipelineConfig, type PipelineConfig } from './config.js';
 export type { PipelineDeps } from './domain/deps.js';
@@ -11,3 +11,5 @@ export { compilePipeline } from './pipeline-file/compile.js';
 export { locateProblems, type LocatedProblem } from './pipeline-file/locate-problems.js';
 export { PIPELINE_FILE_NAME, type CompiledTask, type CompileResult, type Problem } from './pipeline-file/types.js';
 export type { Project, Worker } from './store/types.js';
+export { pipelineOpenApiDocument } from './http/openapi/document.js';
+export { serverOptions as pipelineServerOptions } from './http/server-options.js';

@@ -6,6 +6,8 @@ export interface SigninConfig {
   readonly realmsPath: string;
   readonly port: number;
   readonly host: string;
+  /** Longest a request may take to arrive (headers, then body), in milliseconds; AUTH_REQUEST_TIMEOUT is in seconds. */
+  readonly requestTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -20,6 +22,7 @@ export const CONFIG_DEFAULTS = Object.freeze({
   AUTH_REALMS_PATH: './data/realms',
   AUTH_PORT: '4000',
   AUTH_HOST: '127.0.0.1',
+  AUTH_REQUEST_TIMEOUT: '60',
 });
 
 function readString(env: NodeJS.ProcessEnv, name: keyof typeof CONFIG_DEFAULTS): string {
@@ -35,6 +38,13 @@ function parsePort(raw: string): number {
   return Number(raw);
 }
 
+function parseSeconds(name: string, raw: string): number {
+  if (!/^\d{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > 3600) {
+    throw new ConfigError(`${name} must be a whole number of seconds between 1 and 3600, got '${raw}'`);
+  }
+  return Number(raw);
+}
+
 /** Reads the AUTH_* variables; paths are made absolute against the working directory. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): SigninConfig {
   const host = readString(env, 'AUTH_HOST');
@@ -44,5 +54,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): SigninConfig {
     realmsPath: resolve(readString(env, 'AUTH_REALMS_PATH')),
     port: parsePort(readString(env, 'AUTH_PORT')),
     host,
+    requestTimeoutMs: parseSeconds('AUTH_REQUEST_TIMEOUT', readString(env, 'AUTH_REQUEST_TIMEOUT')) * 1000,
   });
 }

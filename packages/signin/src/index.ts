@@ -1,5 +1,8 @@
 // The public surface of @conveyor/signin, used by the conveyor CLI.
 export { startSigninServer, createSigninService, type SigninServer, type SigninService } from './main.js';
+// The plugin itself is `@conveyor/signin/plugin`: kept out of this entry so the admin CLI does not load Fastify.
+export { signinOpenApiDocument } from './http/openapi/document.js';
+export { serverOptions as signinServerOptions } from './http/server-options.js';
 export { openSigninAdmin, type SigninAdmin } from './admin.js';
 export { loadConfig, ConfigError, CONFIG_DEFAULTS, type SigninConfig } from './config.js';
 export { createManualClock, createSystemClock, type Clock, type ManualClock } from './clock.js';

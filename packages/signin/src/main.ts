@@ -17,7 +17,10 @@ export interface SigninService {
  * Opens the store, makes sure the system realm exists (with its default hosts when none are
  * registered), prepares the password hasher and builds the app. Does not listen.
  */
-export async function createSigninService(paths: StorePaths, options: { clock?: Clock; logger?: boolean } = {}): Promise<SigninService> {
+export async function createSigninService(
+  paths: StorePaths,
+  options: { clock?: Clock; logger?: boolean; requestTimeoutMs?: number } = {},
+): Promise<SigninService> {
   const clock = options.clock ?? createSystemClock();
   const store = openStore(paths);
   try {
@@ -25,7 +28,7 @@ export async function createSigninService(paths: StorePaths, options: { clock?: 
     const deps: SigninDeps = { store, clock, passwords: await createPasswordHasher() };
     // Loaded here, not at the top: the admin CLI imports this package and has no use for Fastify.
     const { buildApp } = await import('./app.js');
-    const app = buildApp({ deps, logger: options.logger });
+    const app = await buildApp({ deps, logger: options.logger, requestTimeoutMs: options.requestTimeoutMs });
     return {
       app,
       deps,
@@ -50,7 +53,7 @@ export interface SigninServer {
 /** What `conveyor signin serve` runs: config from the AUTH_* variables, then listen. */
 export async function startSigninServer(options: { env?: NodeJS.ProcessEnv; clock?: Clock; logger?: boolean } = {}): Promise<SigninServer> {
   const config: SigninConfig = loadConfig(options.env);
-  const service = await createSigninService(config, { clock: options.clock, logger: options.logger });
+  const service = await createSigninService(config, { clock: options.clock, logger: options.logger, requestTimeoutMs: config.requestTimeoutMs });
   try {
     await service.app.listen({ port: config.port, host: config.host });
   } catch (error) {

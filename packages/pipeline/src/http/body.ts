@@ -11,7 +11,8 @@ export const JSON_BODY_LIMIT = 1024 * 1024;
  */
 export function keepRawBodies(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  // The limit sits on the parser, not the server, so it holds wherever this service is mounted.
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: JSON_BODY_LIMIT }, (_request, body, done) => done(null, body));
 }
 
 export function rawBody(request: FastifyRequest): Buffer {

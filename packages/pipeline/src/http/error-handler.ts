@@ -17,5 +17,9 @@ export function installErrorHandler(app: FastifyInstance): void {
     }
     return reply.code(status).send({ error: error.message });
   });
+}
+
+/** Unknown paths: `{"error": "not found"}`, like every other 404 of the service. */
+export function installNotFoundHandler(app: FastifyInstance): void {
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'not found' }));
 }

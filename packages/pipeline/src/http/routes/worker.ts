@@ -131,7 +131,9 @@ export function registerWorkerRoutes(app: FastifyInstance, context: HttpContext)
       // Artifact bodies are streamed to disk as they arrive, never parsed or buffered.
       streaming.removeAllContentTypeParsers();
       streaming.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
-      streaming.post<{ Params: TaskParams }>('/api/v1/tasks/:task/artifacts', async (request, reply) => {
+      // A large file takes as long as the network needs: bound by a minimum rate, not the request timeout.
+      const routeOptions = { config: { streamedBody: true } };
+      streaming.post<{ Params: TaskParams }>('/api/v1/tasks/:task/artifacts', routeOptions, async (request, reply) => {
         const worker = requireWorker(request);
         if ((await findHeldTask(deps, worker, request.params.task)) === null) throw new ServiceError(404, 'not found');
         const length = request.headers['content-length'];

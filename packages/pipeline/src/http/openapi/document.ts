@@ -1,0 +1,356 @@
+import {
+  anonymous,
+  error,
+  header,
+  hidden,
+  internal,
+  job,
+  json,
+  noWorker,
+  ok,
+  project,
+  rangeAnswers,
+  rangeHeader,
+  session,
+  signature,
+  slowBody,
+  task,
+  tooLarge,
+  worker,
+} from './parts.js';
+import { ref, schemas } from './schemas.js';
+import type { OpenApiDocument, PathItem } from './types.js';
+
+/** Answers of `/trigger` and `/jobs`, checked in this order: 404, 401, 409, 400, 422. */
+const jobStartAnswers = {
+  '401': error('the signature (or token) is missing or wrong'),
+  '404': error('no such project (`{"error": "not found"}`)'),
+  '408': slowBody,
+  '409': error('the project is disabled'),
+  '422': error('the pipeline file at that commit is invalid', ref('InvalidPipeline')),
+  '500': internal,
+};
+
+const triggerPaths: Record<string, PathItem> = {
+  '/api/v1/projects/{project}/trigger': {
+    post: {
+      operationId: 'triggerPush',
+      tags: ['jobs'],
+      summary: 'Start a job from a push delivery',
+      description:
+        'Reads the pushed commit from the delivery (the normalised shape, or the push event of GitHub, GitLab, Gitea or Forgejo, recognised by its event header), compiles `.pipeline.yml` at that commit and creates the job. A branch or tag deletion, a ping and any other event are answered 200 `ignored`. The body is read as JSON whatever its Content-Type.',
+      security: [signature, { gitToken: [] }, { gitlabToken: [] }],
+      parameters: [
+        project,
+        header('X-GitHub-Event', 'GitHub event name (`push` builds; `ping` and others are ignored)'),
+        header('X-Gitlab-Event', 'GitLab event name (`Push Hook` and `Tag Push Hook` build)'),
+        header('X-Gitea-Event', 'Gitea event name (`push` builds)'),
+        header('X-Forgejo-Event', 'Forgejo event name (`push` builds)'),
+      ],
+      requestBody: { description: 'the push delivery (at most 25 MiB)', required: true, content: json({ oneOf: [ref('NormalisedPush'), ref('HostedPush')] }) },
+      responses: {
+        '200': ok('a job was created, or the delivery was ignored (nothing to build)', { oneOf: [ref('JobCreated'), ref('PushIgnored')] }),
+        '400': error('no usable commit in the payload, a field of the wrong type, or a body that is not a JSON object'),
+        '413': tooLarge('25 MiB'),
+        ...jobStartAnswers,
+      },
+    },
+  },
+  '/api/v1/projects/{project}/jobs': {
+    post: {
+      operationId: 'createJob',
+      tags: ['jobs'],
+      summary: 'Start a job at a given commit',
+      description: '`sha` is required and never inferred; `trigger` is recorded as given (default `api`).',
+      security: [signature],
+      parameters: [project],
+      requestBody: { description: 'the commit to build', required: true, content: json(ref('JobCreation')) },
+      responses: {
+        '200': ok('the job was created', ref('JobCreated')),
+        '400': error('malformed JSON, a missing or short `sha`, a field of the wrong type, an unknown field, or a commit the repository does not have'),
+        '413': tooLarge('1 MiB'),
+        ...jobStartAnswers,
+      },
+    },
+  },
+  '/api/v1/projects/{project}/jobs/{job}/cancel': {
+    post: {
+      operationId: 'cancelJob',
+      tags: ['jobs'],
+      summary: 'Cancel a job',
+      description:
+        'Waiting and blocked tasks become `canceled`; running ones learn it from their next heartbeat. Cancelling a finished job changes nothing. The signature is over the exact body, which may be empty.',
+      security: [signature],
+      parameters: [project, job],
+      requestBody: { description: 'any bytes (usually empty); only signed', required: false, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+      responses: {
+        '200': ok('the job and its tasks after the cancel', ref('JobRead')),
+        '401': error('the signature is missing or wrong'),
+        '404': error('no such project, or no such job in it'),
+        '408': slowBody,
+        '413': tooLarge('1 MiB'),
+        '500': internal,
+      },
+    },
+  },
+};
+
+const readPaths: Record<string, PathItem> = {
+  '/api/v1/projects/{project}/jobs/{job}': {
+    get: {
+      operationId: 'readJob',
+      tags: ['reads'],
+      summary: 'Read a job and its task summaries',
+      description: 'Public jobs are readable by anyone; private ones with the trigger secret (a signature over the empty body) or a session that may manage the project.',
+      security: [anonymous, signature, session],
+      parameters: [project, job],
+      responses: { '200': ok('the job', ref('JobRead')), '404': hidden, '500': internal },
+    },
+  },
+  '/api/v1/projects/{project}/jobs/{job}/tasks/{task}/log': {
+    get: {
+      operationId: 'readTaskLog',
+      tags: ['reads'],
+      summary: "Read a task's log",
+      description: "Readable as the job is. The current attempt's log unless `attempt` names an earlier one.",
+      security: [anonymous, signature, session],
+      parameters: [
+        project,
+        job,
+        task,
+        { name: 'attempt', in: 'query', required: false, description: 'the attempt whose log to read (1, 2, ...)', schema: { type: 'string', pattern: '^[1-9][0-9]{0,4}$' } },
+        rangeHeader,
+      ],
+      responses: {
+        '200': { description: 'the log', content: { 'text/plain; charset=utf-8': { schema: { type: 'string' } } } },
+        ...rangeAnswers('text/plain; charset=utf-8'),
+        '400': error('`attempt` is not a positive integer'),
+        '404': hidden,
+        '500': internal,
+      },
+    },
+  },
+  '/api/v1/tasks/{task}': {
+    get: {
+      operationId: 'readTask',
+      tags: ['reads'],
+      summary: 'Read a task by its id alone',
+      description: 'Public tasks, or a session that may manage the project. A signature proves nothing here (there is no project to look up a secret).',
+      security: [anonymous, session],
+      parameters: [task],
+      responses: { '200': ok('the task and its stored artifacts', ref('TaskRead')), '404': hidden, '500': internal },
+    },
+  },
+  '/api/v1/projects/{project}/tasks/{task}': {
+    get: {
+      operationId: 'readProjectTask',
+      tags: ['reads'],
+      summary: 'Read a task through its project',
+      description: 'The project must own the task. Readable as the job is.',
+      security: [anonymous, signature, session],
+      parameters: [project, task],
+      responses: { '200': ok('the task and its stored artifacts', ref('TaskRead')), '404': hidden, '500': internal },
+    },
+  },
+  '/api/v1/projects/{project}/jobs/{job}/tasks/{task}/artifacts/{artifact}': {
+    get: {
+      operationId: 'downloadArtifact',
+      tags: ['reads'],
+      summary: 'Download an artifact',
+      description: 'Project, job, task and artifact must all agree. Public jobs: anyone; private ones: the owner or an administrator (session). Always an attachment.',
+      security: [anonymous, session],
+      parameters: [project, job, task, { name: 'artifact', in: 'path', required: true, description: "the artifact's id", schema: { type: 'string' } }, rangeHeader, header('If-None-Match', 'the ETag of a copy the caller has')],
+      responses: {
+        '200': {
+          description: 'the file bytes',
+          headers: {
+            ETag: { description: 'the quoted sha256', schema: { type: 'string' } },
+            'Content-Disposition': { description: '`attachment` with the file name', schema: { type: 'string' } },
+          },
+          content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+        },
+        ...rangeAnswers('application/octet-stream'),
+        '304': { description: 'If-None-Match matched: the caller has this file' },
+        '404': hidden,
+        '500': internal,
+      },
+    },
+  },
+};
+
+const workerPaths: Record<string, PathItem> = {
+  '/api/v1/tasks/claim': {
+    post: {
+      operationId: 'claimTask',
+      tags: ['worker'],
+      summary: 'Claim a task',
+      description: 'The only URL a worker must know. With `wait`, the call waits up to that many seconds (at most 60) for work.',
+      security: [worker],
+      parameters: [{ name: 'wait', in: 'query', required: false, description: 'seconds to wait for work (0 to 99999; more than 60 counts as 60)', schema: { type: 'string', pattern: '^[0-9]{1,5}$' } }],
+      requestBody: { description: 'what the worker offers', required: true, content: json(ref('ClaimRequest')) },
+      responses: {
+        '200': ok('a task is now held by this worker', ref('ClaimResponse')),
+        '204': { description: 'no work (after waiting, if asked to)' },
+        '400': error('the claim body or `wait` is malformed'),
+        '401': noWorker,
+        '408': slowBody,
+        '413': tooLarge('1 MiB'),
+        '500': internal,
+      },
+    },
+  },
+  '/api/v1/tasks/{task}/source.tar.gz': {
+    get: {
+      operationId: 'downloadSource',
+      tags: ['worker'],
+      summary: 'The source tree at the commit',
+      security: [worker],
+      parameters: [task],
+      responses: {
+        '200': { description: 'a gzip tar archive of the commit', content: { 'application/gzip': { schema: { type: 'string', format: 'binary' } } } },
+        '401': noWorker,
+        '404': error('the worker does not hold the task, or the commit is gone from the repository'),
+        '500': internal,
+      },
+    },
+  },
+  '/api/v1/tasks/{task}/log': {
+    post: {
+      operationId: 'appendLog',
+      tags: ['worker'],
+      summary: 'Append output to the log',
+      description: 'An overlapping chunk is trimmed, so a retry after a dropped connection is safe.',
+      security: [worker],
+      parameters: [task, header('X-Log-Offset', 'the byte offset where this chunk starts', { type: 'string', pattern: '^[0-9]{1,15}$' }, true)],
+      requestBody: { description: 'the output bytes (at most 8 MiB)', required: true, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+      responses: {
+        '200': ok('appended', ref('LogAppendResponse')),
+        '400': error('X-Log-Offset is missing or not a non-negative integer'),
+        '401': noWorker,
+        '404': error('the worker does not hold the task'),
+        '408': slowBody,
+        '409': error('the chunk starts past the end of the log', ref('LogGap')),
+        '413': error('the chunk is over 8 MiB (`{"error"}`), or the log would pass PIPELINE_MAX_LOG_BYTES (with `max_log_bytes`)', { oneOf: [ref('Error'), ref('LogFull')] }),
+        '500': internal,
+      },
+    },
+  },
+  '/api/v1/tasks/{task}/artifacts': {
+    post: {
+      operationId: 'uploadArtifact',
+      tags: ['worker'],
+      summary: 'Upload one file',
+      description:
+        'The body is streamed to disk while hashed and kept only if its length matches Content-Length and the connection stayed intact; a re-upload of the same path replaces the file. The upload may take as long as it needs while it brings at least PIPELINE_UPLOAD_MIN_RATE bytes per second.',
+      security: [worker],
+      parameters: [
+        task,
+        header('X-Artifact-Path', 'destination path, percent-encoded UTF-8; traversal components are stripped', { type: 'string' }, true),
+        header('Content-Length', 'the exact size of the file', { type: 'string', pattern: '^[0-9]{1,15}$' }, true),
+      ],
+      requestBody: { description: 'the file bytes', required: true, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+      responses: {
+        '201': ok('stored', ref('Artifact')),
+        '400': error('X-Artifact-Path is missing or invalid, or the body does not match its declared length (nothing is kept)'),
+        '401': noWorker,
+        '404': error('the worker does not hold the task'),
+        '408': error('the body arrived slower than PIPELINE_UPLOAD_MIN_RATE; nothing is kept'),
+        '411': error('Content-Length is required (a chunked upload is refused)'),
+        '500': internal,
+      },
+    },
+  },
+  '/api/v1/tasks/{task}/heartbeat': {
+    post: {
+      operationId: 'heartbeat',
+      tags: ['worker'],
+      summary: 'Stay alive and learn of cancellation',
+      description: 'Renews the lease (three heartbeat intervals). The body is ignored.',
+      security: [worker],
+      parameters: [task],
+      responses: {
+        '200': ok('the lease was renewed', ref('HeartbeatResponse')),
+        '401': noWorker,
+        '404': error('the worker does not hold the task'),
+        '408': slowBody,
+        '500': internal,
+      },
+    },
+  },
+  '/api/v1/tasks/{task}/complete': {
+    post: {
+      operationId: 'completeTask',
+      tags: ['worker'],
+      summary: 'Report the outcome',
+      description: 'A failure requeues the task while attempts remain; otherwise it fails and everything downstream is skipped.',
+      security: [worker],
+      parameters: [task],
+      requestBody: { description: 'the outcome', required: true, content: json(ref('CompleteRequest')) },
+      responses: {
+        '200': ok("the task's state after the report", ref('CompleteResponse')),
+        '400': error('the body is malformed'),
+        '401': noWorker,
+        '404': error('the worker does not hold the task'),
+        '408': slowBody,
+        '413': tooLarge('1 MiB'),
+        '500': internal,
+      },
+    },
+  },
+};
+
+const documentPaths: Record<string, PathItem> = {
+  '/api/v1/openapi.json': {
+    get: {
+      operationId: 'readOpenApiDocument',
+      tags: ['meta'],
+      summary: 'This document',
+      security: [anonymous],
+      responses: { '200': ok('the OpenAPI 3.1 document of the pipeline service', ref('OpenApiDocument')) },
+    },
+  },
+};
+
+/** The pipeline service's HTTP contract; served at `GET /api/v1/openapi.json` and rendered into docs/api.md. */
+export const pipelineOpenApiDocument: OpenApiDocument = {
+  openapi: '3.1.0',
+  info: {
+    title: 'Conveyor pipeline service',
+    version: '1',
+    description:
+      'Starts jobs, serves jobs, tasks, logs and artifacts, and speaks the worker protocol. Every error body is `{"error": "<message>"}` (plus `problems` on 422, `expected_offset` on a log gap). A resource the caller may not see is 404, never 403. Every GET also answers HEAD.',
+  },
+  tags: [
+    { name: 'jobs', description: 'starting and cancelling jobs (trigger secret)' },
+    { name: 'reads', description: 'jobs, tasks, logs and artifacts' },
+    { name: 'worker', description: 'the worker protocol (worker token)' },
+    { name: 'meta', description: 'about the API itself' },
+  ],
+  paths: { ...triggerPaths, ...readPaths, ...workerPaths, ...documentPaths },
+  components: {
+    schemas,
+    securitySchemes: {
+      triggerSignature: {
+        type: 'apiKey',
+        in: 'header',
+        name: 'X-Hub-Signature-256',
+        description: "`sha256=<hex>`: HMAC-SHA256 of the exact request body (the empty body for a GET), keyed with the project's trigger secret",
+      },
+      gitToken: { type: 'apiKey', in: 'header', name: 'X-Git-Token', description: "the project's trigger secret itself (push trigger only)" },
+      gitlabToken: { type: 'apiKey', in: 'header', name: 'X-Gitlab-Token', description: "the project's trigger secret itself, as GitLab sends it (push trigger only)" },
+      workerToken: { type: 'http', scheme: 'bearer', description: '`Authorization: Bearer <worker token>`, issued by `conveyor pipeline admin worker create`' },
+      session: {
+        type: 'apiKey',
+        in: 'cookie',
+        name: 'auth_session_<realm>',
+        description: "the sign-in service's session cookie of the realm (`auth_session_<realm_slug>`) of a user who may manage the project (its owner or an administrator)",
+      },
+    },
+  },
+  'x-catch-all': [
+    {
+      path: '/api/v1/tasks/{task}/*',
+      description: 'any other method or path below a task is worker territory: 401 without a valid worker token, else 404',
+    },
+  ],
+};
