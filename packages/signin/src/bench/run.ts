@@ -61,11 +61,11 @@ function median(values: number[]): number {
 async function seed(env: NodeJS.ProcessEnv): Promise<void> {
   const admin = await openSigninAdmin({ env });
   try {
-    ensureSystemRealm(admin.deps.store, admin.deps.clock, { registerDefaultHosts: true });
+    await ensureSystemRealm(admin.deps.store, admin.deps.clock, { registerDefaultHosts: true });
     await createUser(admin.deps, { username: 'bench', password: PASSWORD });
-    addMember(admin.deps, { realm: 'system', user: 'bench' });
+    await addMember(admin.deps, { realm: 'system', user: 'bench' });
   } finally {
-    admin.close();
+    await admin.close();
   }
 }
 
