@@ -88,6 +88,15 @@ describe('POST /api/v1/login/password', () => {
     assert.ok(!raw.includes(token));
   });
 
+  it('caps the stored user agent at 512 characters', async () => {
+    const long = `${'a'.repeat(511)}Z${'b'.repeat(2000)}`;
+    const res = await signIn({ identifier: 'alice', password: TEST_PASSWORD }, { 'user-agent': long });
+    assert.equal(res.status, 200);
+    const token = cookieValue(res.setCookies, 'auth_session_system') ?? '';
+    const session = await findSystemSession(createHash('sha256').update(token).digest('hex'));
+    assert.equal(session?.user_agent, `${'a'.repeat(511)}Z`);
+  });
+
   it('accepts application/json with a charset parameter', async () => {
     const res = await signIn(JSON.stringify({ identifier: 'alice', password: TEST_PASSWORD }), { 'content-type': 'application/json; charset=utf-8' });
     assert.equal(res.status, 200);

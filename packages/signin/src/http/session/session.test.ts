@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createManualClock } from '../../clock.js';
 import { addMember, updateMember } from '../../domain/members.js';
 import { createRealm, updateRealm } from '../../domain/realms.js';
-import { updateUser } from '../../domain/users.js';
+import { setUserPassword, updateUser } from '../../domain/users.js';
 import { openSqliteStore } from '../../store/sqlite/store.js';
 import { cookieValue, seedUser, send, startTestServer, TEST_PASSWORD, type TestServer } from '../../testing/harness.js';
 
@@ -175,6 +175,49 @@ describe('sessions: GET /api/v1/session and POST /api/v1/logout', () => {
     } finally {
       await other.close();
     }
+  });
+
+  describe('operations that end sessions', () => {
+    it('a password change ends the user\'s sessions in every realm', async () => {
+      const systemToken = await signIn('alice');
+      const acmeToken = await signIn('alice', { host: 'acme.test' });
+      await setUserPassword(server.seedingDeps, 'alice', TEST_PASSWORD);
+      assert.equal((await getSession(systemToken)).status, 401);
+      const acme = await send(server.port, { path: '/api/v1/session', headers: { host: 'acme.test', cookie: `auth_session_acme=${acmeToken}` } });
+      assert.equal(acme.status, 401);
+      assert.equal(await findSystemSession(digest(systemToken)), undefined);
+    });
+
+    it('disabling a user ends the sessions; enabling the user again does not bring them back', async () => {
+      const token = await signIn('alice');
+      const other = await seedUser(server.seedingDeps, { username: 'other-user' });
+      const otherToken = await signIn('other-user');
+      await updateUser(server.deps, 'alice', { status: 'disabled' });
+      assert.equal(await findSystemSession(digest(token)), undefined);
+      await updateUser(server.deps, 'alice', { status: 'active' });
+      assert.equal((await getSession(token)).status, 401);
+      // Only that user's sessions.
+      assert.equal((await getSession(otherToken)).status, 200);
+      assert.ok(other);
+    });
+
+    it('a display-name change keeps the sessions', async () => {
+      const token = await signIn('alice');
+      await updateUser(server.deps, 'alice', { displayName: 'Alice A.' });
+      assert.equal((await getSession(token)).status, 200);
+      await updateUser(server.deps, 'alice', { displayName: 'alice' });
+    });
+
+    it('disabling a realm ends its sessions; enabling it again does not bring them back; other realms keep theirs', async () => {
+      const acmeToken = await signIn('alice', { host: 'acme.test' });
+      const systemToken = await signIn('alice');
+      await updateRealm(server.deps.store, server.deps.clock, 'acme', { status: 'disabled' });
+      assert.equal(await (await server.deps.store.realm((await server.deps.store.system.findRealmBySlug('acme'))?.id ?? ''))?.countSessions(), 0);
+      await updateRealm(server.deps.store, server.deps.clock, 'acme', { status: 'active' });
+      const acme = await send(server.port, { path: '/api/v1/session', headers: { host: 'acme.test', cookie: `auth_session_acme=${acmeToken}` } });
+      assert.equal(acme.status, 401);
+      assert.equal((await getSession(systemToken)).status, 200);
+    });
   });
 
   describe('logout', () => {
