@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { SigninError, tooManyAttempts } from '../errors.js';
 import { retryAfterSeconds, type AttemptKey, type AttemptOutcome } from './attempt-rules.js';
 import type { SigninDeps } from './deps.js';
@@ -10,9 +11,16 @@ import { normaliseEmail, normaliseUsername } from './normalise.js';
 export function listAttemptKeys(deps: Pick<SigninDeps, 'limits'>, identifier: string, ip: string | null): AttemptKey[] {
   const trimmed = identifier.trim();
   const normalised = trimmed.includes('@') ? normaliseEmail(trimmed) : normaliseUsername(trimmed);
-  const keys: AttemptKey[] = [{ key: `identifier:${normalised}`, maxFailures: deps.limits.maxFailures }];
-  if (ip !== null) keys.push({ key: `ip:${ip}`, maxFailures: deps.limits.maxIpFailures });
+  const keys: AttemptKey[] = [{ key: `identifier:${shortenKeyPart(normalised)}`, maxFailures: deps.limits.maxFailures }];
+  if (ip !== null) keys.push({ key: `ip:${shortenKeyPart(ip)}`, maxFailures: deps.limits.maxIpFailures });
   return keys;
+}
+
+const MAX_KEY_PART = 256;
+
+/** Nothing real is this long; a digest keeps junk of up to the body limit out of the counter table. */
+function shortenKeyPart(value: string): string {
+  return value.length <= MAX_KEY_PART ? value : `sha256:${createHash('sha256').update(value).digest('hex')}`;
 }
 
 type Result = { ok: true } | { ok: false; error: unknown };

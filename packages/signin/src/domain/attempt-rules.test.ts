@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { listAttemptKeys } from './attempt-guard.js';
 import {
   currentCounter,
   decideAttempt,
@@ -97,5 +98,24 @@ describe('attempt limiter rules', () => {
 
   it('rounds Retry-After up to whole seconds, at least 1', () => {
     assert.deepEqual([1, 999, 1000, 1001, 30_000].map(retryAfterSeconds), [1, 1, 1, 2, 30]);
+  });
+});
+
+describe('attempt keys', () => {
+  const deps = { limits: { maxFailures: 10, maxIpFailures: 100 } };
+
+  it('normalises the identifier (trim, lower-case) and adds the IP when known', () => {
+    assert.deepEqual(listAttemptKeys(deps, '  Ann@Example.COM ', '203.0.113.1'), [
+      { key: 'identifier:ann@example.com', maxFailures: 10 },
+      { key: 'ip:203.0.113.1', maxFailures: 100 },
+    ]);
+    assert.deepEqual(listAttemptKeys(deps, 'ANN', null), [{ key: 'identifier:ann', maxFailures: 10 }]);
+  });
+
+  it('stores a digest instead of an identifier or address longer than 256 characters', () => {
+    const [identifier, ip] = listAttemptKeys(deps, 'x'.repeat(60_000), 'y'.repeat(300));
+    assert.match(identifier?.key ?? '', /^identifier:sha256:[0-9a-f]{64}$/);
+    assert.match(ip?.key ?? '', /^ip:sha256:[0-9a-f]{64}$/);
+    assert.equal(listAttemptKeys(deps, 'X'.repeat(60_000), null)[0]?.key, identifier?.key);
   });
 });
