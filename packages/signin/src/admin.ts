@@ -3,11 +3,11 @@ import { loadConfig } from './config.js';
 import type { SigninDeps } from './domain/deps.js';
 import { ensureSystemRealm } from './domain/realms.js';
 import { createPasswordHasher } from './passwords.js';
-import { openStore } from './store/store.js';
+import { openSqliteStore } from './store/sqlite/store.js';
 
 export interface SigninAdmin {
   deps: SigninDeps;
-  close(): void;
+  close(): Promise<void>;
 }
 
 /**
@@ -17,12 +17,13 @@ export interface SigninAdmin {
 export async function openSigninAdmin(options: { env?: NodeJS.ProcessEnv; clock?: Clock } = {}): Promise<SigninAdmin> {
   const config = loadConfig(options.env);
   const clock = options.clock ?? createSystemClock();
-  const store = openStore(config);
+  const store = openSqliteStore(config);
   try {
-    ensureSystemRealm(store, clock, { registerDefaultHosts: false });
-    return { deps: { store, clock, passwords: await createPasswordHasher({ precomputeDummy: false }) }, close: () => store.close() };
+    await ensureSystemRealm(store, clock, { registerDefaultHosts: false });
+    const limits = { maxFailures: config.maxFailures, maxIpFailures: config.maxIpFailures };
+    return { deps: { store, clock, passwords: await createPasswordHasher({ precomputeDummy: false }), limits }, close: () => store.close() };
   } catch (error) {
-    store.close();
+    await store.close();
     throw error;
   }
 }

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 
 /** Everything the sign-in service reads from the environment, validated once and frozen. */
@@ -8,6 +9,14 @@ export interface SigninConfig {
   readonly host: string;
   /** Longest a request may take to arrive (headers, then body), in milliseconds; AUTH_REQUEST_TIMEOUT is in seconds. */
   readonly requestTimeoutMs: number;
+  /** Sign-in failures per identifier before delays start (AUTH_MAX_FAILURES). */
+  readonly maxFailures: number;
+  /** Sign-in failures per client IP before delays start (AUTH_MAX_IP_FAILURES). */
+  readonly maxIpFailures: number;
+  /** Password hashes that may wait for a free hashing slot before 503 busy (AUTH_MAX_PENDING_HASHES). */
+  readonly maxPendingHashes: number;
+  /** Password hashes run at once (AUTH_HASH_CONCURRENCY). */
+  readonly hashConcurrency: number;
 }
 
 export class ConfigError extends Error {
@@ -23,6 +32,10 @@ export const CONFIG_DEFAULTS = Object.freeze({
   AUTH_PORT: '4000',
   AUTH_HOST: '127.0.0.1',
   AUTH_REQUEST_TIMEOUT: '60',
+  AUTH_MAX_FAILURES: '10',
+  AUTH_MAX_IP_FAILURES: '100',
+  AUTH_MAX_PENDING_HASHES: '64',
+  AUTH_HASH_CONCURRENCY: String(availableParallelism()),
 });
 
 function readString(env: NodeJS.ProcessEnv, name: keyof typeof CONFIG_DEFAULTS): string {
@@ -45,6 +58,12 @@ function parseSeconds(name: string, raw: string): number {
   return Number(raw);
 }
 
+function parseCount(env: NodeJS.ProcessEnv, name: keyof typeof CONFIG_DEFAULTS, min: number): number {
+  const raw = readString(env, name);
+  if (!/^\d{1,9}$/.test(raw) || Number(raw) < min) throw new ConfigError(`${name} must be an integer of at least ${min}, got '${raw}'`);
+  return Number(raw);
+}
+
 /** Reads the AUTH_* variables; paths are made absolute against the working directory. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): SigninConfig {
   const host = readString(env, 'AUTH_HOST');
@@ -55,5 +74,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): SigninConfig {
     port: parsePort(readString(env, 'AUTH_PORT')),
     host,
     requestTimeoutMs: parseSeconds('AUTH_REQUEST_TIMEOUT', readString(env, 'AUTH_REQUEST_TIMEOUT')) * 1000,
+    maxFailures: parseCount(env, 'AUTH_MAX_FAILURES', 1),
+    maxIpFailures: parseCount(env, 'AUTH_MAX_IP_FAILURES', 1),
+    maxPendingHashes: parseCount(env, 'AUTH_MAX_PENDING_HASHES', 0),
+    hashConcurrency: parseCount(env, 'AUTH_HASH_CONCURRENCY', 1),
   });
 }

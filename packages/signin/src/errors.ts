@@ -8,6 +8,8 @@ export class SigninError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** Sent as `Retry-After` (seconds) with 429 and 503 answers. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'SigninError';
@@ -41,6 +43,16 @@ export function providerDisabled(): SigninError {
 
 export function homeRealmConflict(message: string): SigninError {
   return new SigninError(409, 'home_realm_conflict', `home_realm_conflict: ${message}`);
+}
+
+/** The same answer for every identifier, existing or not: it must not tell which accounts exist. */
+export function tooManyAttempts(retryAfterSeconds: number): SigninError {
+  return new SigninError(429, 'too_many_attempts', `too many failed sign-in attempts; try again in ${retryAfterSeconds} seconds`, retryAfterSeconds);
+}
+
+/** The password-hashing queue is full: the server sheds load instead of slowing every sign-in. */
+export function busy(retryAfterSeconds = 1): SigninError {
+  return new SigninError(503, 'busy', `the server is busy checking other passwords; try again in ${retryAfterSeconds} second(s)`, retryAfterSeconds);
 }
 
 /** Storage-level refusals, typed so callers never see raw driver errors. */

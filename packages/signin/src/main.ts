@@ -1,10 +1,12 @@
+import { availableParallelism } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { createSystemClock, type Clock } from './clock.js';
 import { loadConfig, type SigninConfig } from './config.js';
-import type { SigninDeps } from './domain/deps.js';
+import { DEFAULT_SIGN_IN_LIMITS, type SigninDeps } from './domain/deps.js';
 import { ensureSystemRealm } from './domain/realms.js';
+import { createHashQueue, queuePasswordHasher } from './hash-queue.js';
 import { createPasswordHasher } from './passwords.js';
-import { openStore, type StorePaths } from './store/store.js';
+import { openSqliteStore, type StorePaths } from './store/sqlite/store.js';
 
 export interface SigninService {
   app: FastifyInstance;
@@ -13,19 +15,31 @@ export interface SigninService {
   close(): Promise<void>;
 }
 
+/** Where the data is, plus the sign-in limits (defaults as in config.ts). */
+export type ServiceSettings = StorePaths & Partial<Pick<SigninConfig, 'maxFailures' | 'maxIpFailures' | 'maxPendingHashes' | 'hashConcurrency'>>;
+
 /**
  * Opens the store, makes sure the system realm exists (with its default hosts when none are
- * registered), prepares the password hasher and builds the app. Does not listen.
+ * registered), prepares the password hasher behind its bounded queue and builds the app. Does not listen.
  */
 export async function createSigninService(
-  paths: StorePaths,
+  settings: ServiceSettings,
   options: { clock?: Clock; logger?: boolean; requestTimeoutMs?: number } = {},
 ): Promise<SigninService> {
   const clock = options.clock ?? createSystemClock();
-  const store = openStore(paths);
+  const store = openSqliteStore(settings);
   try {
-    ensureSystemRealm(store, clock, { registerDefaultHosts: true });
-    const deps: SigninDeps = { store, clock, passwords: await createPasswordHasher() };
+    await ensureSystemRealm(store, clock, { registerDefaultHosts: true });
+    const queue = createHashQueue({ concurrency: settings.hashConcurrency ?? availableParallelism(), maxPending: settings.maxPendingHashes ?? 64 });
+    const deps: SigninDeps = {
+      store,
+      clock,
+      passwords: queuePasswordHasher(await createPasswordHasher(), queue),
+      limits: {
+        maxFailures: settings.maxFailures ?? DEFAULT_SIGN_IN_LIMITS.maxFailures,
+        maxIpFailures: settings.maxIpFailures ?? DEFAULT_SIGN_IN_LIMITS.maxIpFailures,
+      },
+    };
     // Loaded here, not at the top: the admin CLI imports this package and has no use for Fastify.
     const { buildApp } = await import('./app.js');
     const app = await buildApp({ deps, logger: options.logger, requestTimeoutMs: options.requestTimeoutMs });
@@ -34,11 +48,11 @@ export async function createSigninService(
       deps,
       async close() {
         await app.close();
-        store.close();
+        await store.close();
       },
     };
   } catch (error) {
-    store.close();
+    await store.close();
     throw error;
   }
 }

@@ -27,10 +27,24 @@ describe('conveyor signin serve (real process)', () => {
       assert.equal(session.status, 200);
       assert.deepEqual(((await session.json()) as { roles: string[] }).roles, ['realm-admin']);
 
+      const sessionStatus = async (sessionCookie: string) => (await fetch(`${server.url}/api/v1/session?realm=system`, { headers: { cookie: sessionCookie } })).status;
+      // Disabling the user ends the sessions at once (the CLI deletes them), and enabling the user
+      // again does not bring them back.
       assert.equal((await admin(env, ['user', 'update', 'ann', '--status', 'disabled'])).code, 0);
-      const after = await fetch(`${server.url}/api/v1/session?realm=system`, { headers: { cookie } });
-      assert.equal(after.status, 401);
-      assert.equal(after.headers.get('set-cookie'), 'auth_session_system=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax');
+      assert.equal(await sessionStatus(cookie), 401);
+      assert.equal((await admin(env, ['user', 'update', 'ann', '--status', 'active'])).code, 0);
+      assert.equal(await sessionStatus(cookie), 401);
+
+      // A password change ends the sessions too.
+      const again = await fetch(`${server.url}/api/v1/login/password`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ identifier: 'ann', password: 's3cret pass', realm: 'system' }),
+      });
+      const secondCookie = (again.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+      assert.equal(await sessionStatus(secondCookie), 200);
+      assert.equal((await admin(env, ['user', 'set-password', 'ann', '--password-stdin'], 'new s3cret pass\n')).code, 0);
+      assert.equal(await sessionStatus(secondCookie), 401);
       assert.doesNotMatch(server.output(), /s3cret|auth_session_system=[A-Za-z0-9_-]{43}/);
     } finally {
       server.child.kill('SIGTERM');

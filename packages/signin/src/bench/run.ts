@@ -2,6 +2,8 @@
 //   1. GET /api/v1/session, 64 connections (target 5,000 req/s)
 //   2. password sign-ins per second (and per core)
 //   3. median time of a sign-in for an unknown account vs a wrong password (target ratio 0.9..1.1)
+//   4. 50 parallel wrong guesses against one account (how many 401s, how many 429s)
+//   5. another user's sign-in latency while 8 clients guess wrong passwords (target p50 <= 2x idle p50)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,6 +16,7 @@ import { openSigninAdmin } from '../admin.js';
 import { addMember } from '../domain/members.js';
 import { ensureSystemRealm } from '../domain/realms.js';
 import { createUser } from '../domain/users.js';
+import { guessInParallel, percentile, signIn, startAttack, timeSignIns } from './attack.js';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -42,16 +45,6 @@ function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url
   });
 }
 
-async function signIn(url: string, identifier: string, password: string): Promise<{ status: number; cookie: string }> {
-  const res = await fetch(`${url}/api/v1/login/password`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ identifier, password }),
-  });
-  await res.arrayBuffer();
-  return { status: res.status, cookie: (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '' };
-}
-
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
@@ -61,11 +54,13 @@ function median(values: number[]): number {
 async function seed(env: NodeJS.ProcessEnv): Promise<void> {
   const admin = await openSigninAdmin({ env });
   try {
-    ensureSystemRealm(admin.deps.store, admin.deps.clock, { registerDefaultHosts: true });
-    await createUser(admin.deps, { username: 'bench', password: PASSWORD });
-    addMember(admin.deps, { realm: 'system', user: 'bench' });
+    await ensureSystemRealm(admin.deps.store, admin.deps.clock, { registerDefaultHosts: true });
+    for (const username of ['bench', 'victim', 'target', 'other']) {
+      await createUser(admin.deps, { username, password: PASSWORD });
+      await addMember(admin.deps, { realm: 'system', user: username });
+    }
   } finally {
-    admin.close();
+    await admin.close();
   }
 }
 
@@ -73,15 +68,48 @@ async function measureTiming(url: string, rounds: number): Promise<{ unknown: nu
   const unknown: number[] = [];
   const wrong: number[] = [];
   for (let i = 0; i < rounds; i += 1) {
+    // Within the attempt limits, as a real user would be: each round from its own address, and a
+    // correct sign-in (not timed) before 'bench' reaches its 10 failures.
+    if (i % 9 === 8) await signIn(url, 'bench', PASSWORD, '10.70.0.1');
     // Interleaved, so drift in machine load hits both series alike.
     for (const [identifier, into] of [[`nobody-${i}`, unknown], ['bench', wrong]] as const) {
       const start = performance.now();
-      const { status } = await signIn(url, identifier, 'not the password');
+      const { status } = await signIn(url, identifier, 'not the password', `10.71.${i}.${into === unknown ? 1 : 2}`);
       into.push(performance.now() - start);
       if (status !== 401) throw new Error(`expected 401, got ${status}`);
     }
   }
   return { unknown: median(unknown), wrong: median(wrong) };
+}
+
+const LATENCY_ROUNDS = 40;
+
+/** Another user's sign-in times while `start` runs an attack; the attack's answers counted. */
+async function timeDuring(url: string, start: () => Promise<{ stop(): Promise<Record<string, number>> }>): Promise<{ times: number[]; answers: Record<string, number> }> {
+  const attack = await start();
+  const times = await timeSignIns(url, 'other', PASSWORD, LATENCY_ROUNDS);
+  return { times, answers: await attack.stop() };
+}
+
+async function measureUnderAttack(url: string): Promise<string[]> {
+  const parallel = await guessInParallel(url, 'victim', 50);
+  const idle = await timeSignIns(url, 'other', PASSWORD, LATENCY_ROUNDS);
+  // The incident's rate: 160 guesses a second at one account, here from 8 clients.
+  const incident = await timeDuring(url, () => startAttack(url, 8, 'one-account', 'target', 20));
+  // The same 8 clients back to back, as fast as this machine lets them (their CPU is taken from the server's).
+  const flood = await timeDuring(url, () => startAttack(url, 8, 'one-account', 'target-2'));
+  // Not a target: 8 clients that forge X-Forwarded-For and never repeat an identifier.
+  const spray = await timeDuring(url, () => startAttack(url, 8, 'spray', 'spray'));
+  const p50 = (times: number[]) => percentile(times, 0.5).toFixed(1);
+  const line = (what: string, run: { times: number[]; answers: Record<string, number> }) =>
+    `... ${what}: p50 ${p50(run.times)} ms (${(percentile(run.times, 0.5) / percentile(idle, 0.5)).toFixed(2)}x idle), p90 ${percentile(run.times, 0.9).toFixed(1)} ms; attack answers ${JSON.stringify(run.answers)}`;
+  return [
+    `50 parallel wrong guesses against one account: ${JSON.stringify(parallel)}`,
+    `sign-in of another user, idle: p50 ${p50(idle)} ms, p90 ${percentile(idle, 0.9).toFixed(1)} ms (${LATENCY_ROUNDS} sign-ins)`,
+    line('while 8 clients guess one account at 160/s in total (the incident)', incident),
+    line('while the 8 clients guess one account back to back', flood),
+    line('while 8 clients spray new identifiers from forged addresses (no target)', spray),
+  ];
 }
 
 async function main(): Promise<void> {
@@ -106,11 +134,13 @@ async function main(): Promise<void> {
       body: JSON.stringify({ identifier: 'bench', password: PASSWORD }),
     });
     const timing = await measureTiming(url, TIMING_ROUNDS);
+    const attack = await measureUnderAttack(url);
 
     const lines = [
       `GET /api/v1/session, 64 connections, 10 s: ${session.requests.average.toFixed(0)} req/s (p50 ${session.latency.p50} ms, p99 ${session.latency.p99} ms, non-2xx ${session.non2xx}, errors ${session.errors})`,
       `POST /api/v1/login/password, ${cores * 2} connections, 10 s: ${signIns.requests.average.toFixed(1)} sign-ins/s on ${cores} cores = ${(signIns.requests.average / cores).toFixed(1)} per core (non-2xx ${signIns.non2xx})`,
       `median sign-in, unknown account: ${timing.unknown.toFixed(1)} ms; wrong password: ${timing.wrong.toFixed(1)} ms; ratio ${(timing.unknown / timing.wrong).toFixed(3)} (${TIMING_ROUNDS} each, interleaved)`,
+      ...attack,
       `load average at the end (other work on this machine): ${loadavg().map((v) => v.toFixed(2)).join(' ')}`,
     ];
     console.log(lines.join('\n'));

@@ -23,15 +23,16 @@ function parseRedirectUri(value: string): string {
   return value;
 }
 
-export function addClient(deps: SigninDeps, input: AddClientInput): OidcClient {
-  const realm = requireRealm(deps.store, input.realm);
+export async function addClient(deps: SigninDeps, input: AddClientInput): Promise<OidcClient> {
+  const realm = await requireRealm(deps.store, input.realm);
   const clientId = input.clientId.trim();
   if (!/^[A-Za-z0-9._-]{1,128}$/.test(clientId)) throw invalidRequest(`client id '${input.clientId}' must be 1 to 128 letters, digits, '.', '_' or '-'`);
-  const roles = (input.requireRoles ?? []).map((slug) => {
-    const role = realm.store.findRoleBySlug(slug.trim());
+  const roles = [];
+  for (const slug of input.requireRoles ?? []) {
+    const role = await realm.store.findRoleBySlug(slug.trim());
     if (role === undefined) throw invalidRequest(`role '${slug}' does not exist in this realm`);
-    return role;
-  });
+    roles.push(role);
+  }
   const now = deps.clock.now();
   const client: OidcClient = {
     id: newId(),
@@ -45,6 +46,6 @@ export function addClient(deps: SigninDeps, input: AddClientInput): OidcClient {
     updated_at: now,
     required_roles: roles.map((role) => role.slug).sort(),
   };
-  realm.store.insertClient(client, roles.map((role) => role.id));
+  await realm.store.insertClient(client, roles.map((role) => role.id));
   return client;
 }

@@ -1,13 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { PasswordHasher } from '../passwords.js';
-import type { SigninStore } from '../store/store.js';
+import type { SigninStore } from '../store/types.js';
+
+/** Failure limits of password sign-in (AUTH_MAX_FAILURES, AUTH_MAX_IP_FAILURES). */
+export interface SignInLimits {
+  /** Per normalised identifier, whether or not the account exists. */
+  maxFailures: number;
+  /** Per client IP. */
+  maxIpFailures: number;
+}
+
+export const DEFAULT_SIGN_IN_LIMITS: SignInLimits = Object.freeze({ maxFailures: 10, maxIpFailures: 100 });
 
 /** What domain operations need; built once in main.ts (or a test) and passed down. */
 export interface SigninDeps {
   store: SigninStore;
   clock: Clock;
   passwords: PasswordHasher;
+  limits: SignInLimits;
 }
 
 /** Opaque ids: random UUIDs (lower-case, safe as realm file names). */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { duplicate, notFound } from '../errors.js';
 import type { SigninDeps } from './deps.js';
+import { canReceiveHomeRealm } from './home-realm.js';
 import { normaliseDomain, parseDomain } from './normalise.js';
 import { requireRealm } from './realms.js';
 import type { RealmEmailDomain } from './types.js';
@@ -10,16 +11,19 @@ import type { RealmEmailDomain } from './types.js';
  * and no home realm yet. (The spec names only email attachment; applying the same rule when the
  * domain side becomes verified keeps "verified email + verified domain => home realm" true.)
  */
-function listUsersGainingHomeRealm(deps: SigninDeps, domain: string): string[] {
-  return deps.store.system
-    .listUserIdsWithVerifiedEmailDomain(domain)
-    .filter((userId) => deps.store.system.findUserById(userId)?.home_realm_id === null);
+async function listUsersGainingHomeRealm(deps: SigninDeps, domain: string): Promise<string[]> {
+  const gaining: string[] = [];
+  for (const userId of await deps.store.system.listUserIdsWithVerifiedEmailDomain(domain)) {
+    const user = await deps.store.system.findUserById(userId);
+    if (user !== undefined && canReceiveHomeRealm(user)) gaining.push(userId);
+  }
+  return gaining;
 }
 
-export function addDomain(deps: SigninDeps, input: { realm: string; domain: string; verified: boolean }): RealmEmailDomain {
-  const { realm } = requireRealm(deps.store, input.realm);
+export async function addDomain(deps: SigninDeps, input: { realm: string; domain: string; verified: boolean }): Promise<RealmEmailDomain> {
+  const { realm } = await requireRealm(deps.store, input.realm);
   const domain = parseDomain(input.domain);
-  if (deps.store.system.findDomain(domain) !== undefined) throw duplicate(`domain '${domain}'`);
+  if ((await deps.store.system.findDomain(domain)) !== undefined) throw duplicate(`domain '${domain}'`);
   const now = deps.clock.now();
   const record: RealmEmailDomain = {
     domain,
@@ -29,16 +33,16 @@ export function addDomain(deps: SigninDeps, input: { realm: string; domain: stri
     verified_at: input.verified ? now : null,
     created_at: now,
   };
-  deps.store.system.insertDomain(record, input.verified ? listUsersGainingHomeRealm(deps, domain) : []);
+  await deps.store.system.insertDomain(record, input.verified ? await listUsersGainingHomeRealm(deps, domain) : []);
   return record;
 }
 
-export function verifyDomain(deps: SigninDeps, input: { domain: string }): RealmEmailDomain {
+export async function verifyDomain(deps: SigninDeps, input: { domain: string }): Promise<RealmEmailDomain> {
   const domain = normaliseDomain(input.domain);
-  const record = deps.store.system.findDomain(domain);
+  const record = await deps.store.system.findDomain(domain);
   if (record === undefined) throw notFound(`domain '${input.domain}'`);
   if (record.verified) return record;
   const now = deps.clock.now();
-  deps.store.system.markDomainVerified(domain, record.realm_id, now, listUsersGainingHomeRealm(deps, domain));
+  await deps.store.system.markDomainVerified(domain, record.realm_id, now, await listUsersGainingHomeRealm(deps, domain));
   return { ...record, verified: true, verified_at: now };
 }

@@ -47,6 +47,11 @@ export function extractEmailDomain(identifier: string): string {
   return normaliseDomain(identifier.slice(identifier.lastIndexOf('@') + 1));
 }
 
+/** Does the email's domain part match the (normalised) domain, trailing dot or not? */
+export function emailHasDomain(normalizedEmail: string, domain: string): boolean {
+  return normalizedEmail.includes('@') && extractEmailDomain(normalizedEmail) === domain;
+}
+
 /** Characters as people count them (code points), not UTF-16 units. */
 export function countCharacters(text: string): number {
   let count = 0;

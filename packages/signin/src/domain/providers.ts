@@ -25,8 +25,8 @@ export function parseHttpUrl(value: string, what: string): string {
   return value;
 }
 
-export function addProvider(deps: SigninDeps, input: AddProviderInput): IdentityProvider {
-  const realm = requireRealm(deps.store, input.realm);
+export async function addProvider(deps: SigninDeps, input: AddProviderInput): Promise<IdentityProvider> {
+  const realm = await requireRealm(deps.store, input.realm);
   const clientId = input.clientId.trim();
   if (clientId === '') throw invalidRequest('the client id must not be empty');
   if (input.clientSecret === '') throw invalidRequest('the client secret must not be empty');
@@ -41,26 +41,26 @@ export function addProvider(deps: SigninDeps, input: AddProviderInput): Identity
     created_at: now,
     updated_at: now,
   };
-  realm.store.insertProvider(provider, input.clientSecret);
+  await realm.store.insertProvider(provider, input.clientSecret);
   return provider;
 }
 
-export function updateProvider(deps: SigninDeps, input: { realm: string; slug: string; enabled: boolean }): IdentityProvider {
-  const realm = requireRealm(deps.store, input.realm);
-  const provider = realm.store.findProviderBySlug(input.slug);
+export async function updateProvider(deps: SigninDeps, input: { realm: string; slug: string; enabled: boolean }): Promise<IdentityProvider> {
+  const realm = await requireRealm(deps.store, input.realm);
+  const provider = await realm.store.findProviderBySlug(input.slug);
   if (provider === undefined) throw notFound(`provider '${input.slug}'`);
-  realm.store.setProviderEnabled(provider.id, input.enabled, deps.clock.now());
+  await realm.store.setProviderEnabled(provider.id, input.enabled, deps.clock.now());
   return { ...provider, enabled: input.enabled };
 }
 
 /** Maps one of the realm's own email domains to one of its providers. */
-export function mapDomainProvider(deps: SigninDeps, input: { realm: string; domain: string; provider: string }): { domain: string; provider: string } {
-  const realm = requireRealm(deps.store, input.realm);
+export async function mapDomainProvider(deps: SigninDeps, input: { realm: string; domain: string; provider: string }): Promise<{ domain: string; provider: string }> {
+  const realm = await requireRealm(deps.store, input.realm);
   const domain = normaliseDomain(input.domain);
-  const owned = deps.store.system.findDomain(domain);
+  const owned = await deps.store.system.findDomain(domain);
   if (owned === undefined || owned.realm_id !== realm.realm.id) throw invalidRequest(`domain '${domain}' is not an email domain of realm '${realm.realm.slug}'`);
-  const provider = realm.store.findProviderBySlug(input.provider);
+  const provider = await realm.store.findProviderBySlug(input.provider);
   if (provider === undefined) throw notFound(`provider '${input.provider}'`);
-  realm.store.mapDomainToProvider(domain, provider.id, deps.clock.now());
+  await realm.store.mapDomainToProvider(domain, provider.id, deps.clock.now());
   return { domain, provider: provider.slug };
 }

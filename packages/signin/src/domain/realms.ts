@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { duplicate, unknownRealm } from '../errors.js';
-import type { RealmStore } from '../store/realm-store.js';
-import type { SigninStore } from '../store/store.js';
+import type { RealmStore, SettingsPatch, SigninStore } from '../store/types.js';
 import type { Clock } from '../clock.js';
 import { extractHostFromHeader, parseDisplayName, parseHost, parseSlug } from './normalise.js';
 import {
@@ -27,14 +26,14 @@ export interface SelectedRealm {
  * Chooses the request's realm: a Host that matches a realm wins; otherwise the slug. A realm with no
  * settings or not `active` is refused like an unknown one.
  */
-export function selectRealm(store: SigninStore, hostHeader: string | undefined, slug: string | undefined): SelectedRealm {
+export async function selectRealm(store: SigninStore, hostHeader: string | undefined, slug: string | undefined): Promise<SelectedRealm> {
   const host = extractHostFromHeader(hostHeader);
   const realm =
-    (host === undefined ? undefined : store.system.findRealmByHost(host)) ??
-    (slug === undefined ? undefined : store.system.findRealmBySlug(slug));
+    (host === undefined ? undefined : await store.system.findRealmByHost(host)) ??
+    (slug === undefined ? undefined : await store.system.findRealmBySlug(slug));
   if (realm === undefined) throw unknownRealm();
-  const realmStore = store.realm(realm.id);
-  const settings = realmStore?.getSettings();
+  const realmStore = await store.realm(realm.id);
+  const settings = await realmStore?.getSettings();
   if (realmStore === undefined || settings === undefined || settings.status !== 'active') throw unknownRealm();
   return { realm, settings, store: realmStore };
 }
@@ -47,13 +46,13 @@ export interface CreateRealmInput {
 }
 
 /** Writes a realm's file (settings, built-in roles, admin-ui client) and registers it with its hosts. */
-export function createRealm(store: SigninStore, clock: Clock, input: CreateRealmInput): Realm {
+export async function createRealm(store: SigninStore, clock: Clock, input: CreateRealmInput): Promise<Realm> {
   const slug = parseSlug(input.slug);
   const displayName = parseDisplayName(input.displayName ?? slug);
   const hosts = [...new Set((input.hosts ?? []).map(parseHost))];
-  if (store.system.findRealmBySlug(slug) !== undefined) throw duplicate(`realm '${slug}'`);
+  if ((await store.system.findRealmBySlug(slug)) !== undefined) throw duplicate(`realm '${slug}'`);
   for (const host of hosts) {
-    if (store.system.findRealmByHost(host) !== undefined) throw duplicate(`host '${host}'`);
+    if ((await store.system.findRealmByHost(host)) !== undefined) throw duplicate(`host '${host}'`);
   }
   return registerRealm(store, clock, { id: randomUUID(), slug, displayName, kind: 'realm', hosts, allowSessionDurationChoice: input.allowSessionDurationChoice ?? true });
 }
@@ -67,24 +66,24 @@ interface RealmRegistration {
   allowSessionDurationChoice: boolean;
 }
 
-function registerRealm(store: SigninStore, clock: Clock, input: RealmRegistration): Realm {
-  const realmStore = store.createRealmFile(input.id);
+async function registerRealm(store: SigninStore, clock: Clock, input: RealmRegistration): Promise<Realm> {
+  const realmStore = await store.createRealmData(input.id);
   try {
-    if (realmStore.getSettings() === undefined) initialiseRealmFile(realmStore, clock, input);
+    if ((await realmStore.getSettings()) === undefined) await initialiseRealmData(realmStore, clock, input);
     const realm: Realm = { id: input.id, slug: input.slug, owner_user_id: null, created_at: clock.now() };
-    store.system.insertRealm(realm, input.hosts);
+    await store.system.insertRealm(realm, input.hosts);
     return realm;
   } catch (error) {
-    if (input.kind !== 'system') store.removeRealmFile(input.id);
+    if (input.kind !== 'system') await store.removeRealmData(input.id);
     throw error;
   }
 }
 
 /** Every realm file starts with its settings, the built-in roles and the `admin-ui` client. */
-function initialiseRealmFile(realmStore: RealmStore, clock: Clock, input: Omit<RealmRegistration, 'id' | 'hosts'>): void {
+async function initialiseRealmData(realmStore: RealmStore, clock: Clock, input: Omit<RealmRegistration, 'id' | 'hosts'>): Promise<void> {
   const now = clock.now();
   const roles = BUILT_IN_ROLES.map((role) => ({ id: randomUUID(), slug: role.slug, name: role.name, created_at: now }));
-  realmStore.initialise({
+  await realmStore.initialise({
     settings: {
       slug: input.slug,
       display_name: input.displayName,
@@ -124,23 +123,23 @@ const SYSTEM_REALM: Omit<RealmRegistration, 'hosts'> = {
  * Makes sure the built-in `system` realm exists. At server start-up (`registerDefaultHosts`), when no
  * realm host is registered at all, the local hosts are registered to it.
  */
-export function ensureSystemRealm(store: SigninStore, clock: Clock, options: { registerDefaultHosts: boolean }): void {
-  if (store.system.findRealmById(SYSTEM_REALM_ID) === undefined) {
-    registerRealm(store, clock, { ...SYSTEM_REALM, hosts: [] });
-  } else if (store.realm(SYSTEM_REALM_ID)?.getSettings() === undefined) {
+export async function ensureSystemRealm(store: SigninStore, clock: Clock, options: { registerDefaultHosts: boolean }): Promise<void> {
+  if ((await store.system.findRealmById(SYSTEM_REALM_ID)) === undefined) {
+    await registerRealm(store, clock, { ...SYSTEM_REALM, hosts: [] });
+  } else if ((await (await store.realm(SYSTEM_REALM_ID))?.getSettings()) === undefined) {
     // The system row exists but its file went missing: recreate the file with its built-ins.
-    initialiseRealmFile(store.createRealmFile(SYSTEM_REALM_ID), clock, SYSTEM_REALM);
+    await initialiseRealmData(await store.createRealmData(SYSTEM_REALM_ID), clock, SYSTEM_REALM);
   }
-  if (options.registerDefaultHosts && store.system.countHosts() === 0) {
-    for (const host of DEFAULT_SYSTEM_HOSTS) store.system.insertHost(host, SYSTEM_REALM_ID, clock.now());
+  if (options.registerDefaultHosts && (await store.system.countHosts()) === 0) {
+    for (const host of DEFAULT_SYSTEM_HOSTS) await store.system.insertHost(host, SYSTEM_REALM_ID, clock.now());
   }
 }
 
 /** Finds a realm by slug for administration (disabled realms included); refuses an unknown slug. */
-export function requireRealm(store: SigninStore, slug: string): { realm: Realm; store: RealmStore; settings: RealmSettings } {
-  const realm = store.system.findRealmBySlug(slug.trim());
-  const realmStore = realm === undefined ? undefined : store.realm(realm.id);
-  const settings = realmStore?.getSettings();
+export async function requireRealm(store: SigninStore, slug: string): Promise<{ realm: Realm; store: RealmStore; settings: RealmSettings }> {
+  const realm = await store.system.findRealmBySlug(slug.trim());
+  const realmStore = realm === undefined ? undefined : await store.realm(realm.id);
+  const settings = await realmStore?.getSettings();
   if (realm === undefined || realmStore === undefined || settings === undefined) throw unknownRealm(`no realm with slug '${slug}'`);
   return { realm, store: realmStore, settings };
 }
@@ -152,22 +151,26 @@ export interface UpdateRealmInput {
   branding?: JsonObject;
 }
 
-export function updateRealm(store: SigninStore, clock: Clock, slug: string, input: UpdateRealmInput): RealmSettings {
-  const target = requireRealm(store, slug);
-  const patch: Parameters<RealmStore['updateSettings']>[0] = {};
+/**
+ * Changes a realm's settings. Disabling a realm ends all of its sessions in the same transaction;
+ * enabling it again does not bring them back.
+ */
+export async function updateRealm(store: SigninStore, clock: Clock, slug: string, input: UpdateRealmInput): Promise<RealmSettings> {
+  const target = await requireRealm(store, slug);
+  const patch: SettingsPatch = {};
   if (input.displayName !== undefined) patch.display_name = parseDisplayName(input.displayName);
   if (input.status !== undefined) patch.status = input.status;
   if (input.allowSessionDurationChoice !== undefined) patch.allow_session_duration_choice = input.allowSessionDurationChoice;
   if (input.branding !== undefined) patch.branding = input.branding;
-  target.store.updateSettings(patch, clock.now());
-  return requireRealm(store, slug).settings;
+  await target.store.updateSettings(patch, clock.now(), { endSessions: input.status === 'disabled' });
+  return (await requireRealm(store, slug)).settings;
 }
 
-export function addRealmHost(store: SigninStore, clock: Clock, slug: string, host: string): { slug: string; host: string } {
-  const target = requireRealm(store, slug);
+export async function addRealmHost(store: SigninStore, clock: Clock, slug: string, host: string): Promise<{ slug: string; host: string }> {
+  const target = await requireRealm(store, slug);
   const normalised = parseHost(host);
-  if (store.system.findRealmByHost(normalised) !== undefined) throw duplicate(`host '${normalised}'`);
-  store.system.insertHost(normalised, target.realm.id, clock.now());
+  if ((await store.system.findRealmByHost(normalised)) !== undefined) throw duplicate(`host '${normalised}'`);
+  await store.system.insertHost(normalised, target.realm.id, clock.now());
   return { slug: target.realm.slug, host: normalised };
 }
 
@@ -182,18 +185,20 @@ export interface RealmListing {
   domains: string[];
 }
 
-export function listRealms(store: SigninStore): RealmListing[] {
-  return store.system.listRealms().map((realm) => {
-    const settings = store.realm(realm.id)?.getSettings();
-    return {
+export async function listRealms(store: SigninStore): Promise<RealmListing[]> {
+  const listing: RealmListing[] = [];
+  for (const realm of await store.system.listRealms()) {
+    const settings = await (await store.realm(realm.id))?.getSettings();
+    listing.push({
       id: realm.id,
       slug: realm.slug,
       display_name: settings?.display_name ?? '',
       kind: settings?.kind ?? 'realm',
       status: settings?.status ?? 'disabled',
       allow_session_duration_choice: settings?.allow_session_duration_choice ?? false,
-      hosts: store.system.listHosts(realm.id),
-      domains: store.system.listDomains(realm.id).map((d) => d.domain),
-    };
-  });
+      hosts: await store.system.listHosts(realm.id),
+      domains: (await store.system.listDomains(realm.id)).map((d) => d.domain),
+    });
+  }
+  return listing;
 }

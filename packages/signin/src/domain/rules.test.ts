@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { canUseClient, userManagementRights, type ClientUseContext } from './authorization.js';
-import { computeExpiresAt, isExpired, needsRefresh, sessionTtlSeconds } from './session-rules.js';
+import { emailHasDomain } from './normalise.js';
+import { acceptsNewSessions, capUserAgent, computeExpiresAt, decideSessionTouch, isExpired, needsRefresh, sessionTtlSeconds } from './session-rules.js';
 
 describe('session rules', () => {
   it('chooses the lifetime: long only when asked and allowed', () => {
@@ -17,6 +18,34 @@ describe('session rules', () => {
     assert.equal(needsRefresh(0, 59_999), false);
     assert.equal(needsRefresh(0, 60_000), true);
     assert.equal(computeExpiresAt(5, 2), 2005);
+  });
+
+  it('decides a touch: expired first, then refresh from 60 s, else keep', () => {
+    assert.equal(decideSessionTouch({ expires_at: 1000, last_seen_at: 0 }, 1000), 'expired');
+    assert.equal(decideSessionTouch({ expires_at: 100_000, last_seen_at: 0 }, 60_000), 'refresh');
+    assert.equal(decideSessionTouch({ expires_at: 100_000, last_seen_at: 1 }, 60_000), 'keep');
+  });
+
+  it('caps the user agent at 512 code points, never cutting a surrogate pair', () => {
+    assert.equal(capUserAgent(null), null);
+    assert.equal(capUserAgent('curl/8'), 'curl/8');
+    assert.equal(capUserAgent('x'.repeat(513)), 'x'.repeat(512));
+    const emoji = '😀'.repeat(600);
+    assert.equal(capUserAgent(emoji), '😀'.repeat(512));
+  });
+
+  it('lets only an active realm take new sessions', () => {
+    assert.equal(acceptsNewSessions({ status: 'active' }), true);
+    assert.equal(acceptsNewSessions({ status: 'disabled' }), false);
+    assert.equal(acceptsNewSessions(undefined), false);
+  });
+
+  it("matches an email's domain part, trailing dot and case aside", () => {
+    assert.equal(emailHasDomain('a@corp.test', 'corp.test'), true);
+    assert.equal(emailHasDomain('a@corp.test.', 'corp.test'), true);
+    assert.equal(emailHasDomain('a@sub.corp.test', 'corp.test'), false);
+    assert.equal(emailHasDomain('a@corp.test.evil', 'corp.test'), false);
+    assert.equal(emailHasDomain('corp.test', 'corp.test'), false);
   });
 });
 

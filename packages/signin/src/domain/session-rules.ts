@@ -22,3 +22,25 @@ export function needsRefresh(lastSeenAt: number, now: number): boolean {
 export function computeExpiresAt(now: number, ttlSeconds: number): number {
   return now + ttlSeconds * 1000;
 }
+
+/** Longest `user_agent` stored with a session, in characters; longer values are cut. */
+export const MAX_USER_AGENT_CHARACTERS = 512;
+
+/** The stored user agent: at most MAX_USER_AGENT_CHARACTERS code points (never half a surrogate pair). */
+export function capUserAgent(userAgent: string | null): string | null {
+  if (userAgent === null || userAgent.length <= MAX_USER_AGENT_CHARACTERS) return userAgent;
+  return Array.from(userAgent).slice(0, MAX_USER_AGENT_CHARACTERS).join('');
+}
+
+export type SessionTouchDecision = 'expired' | 'refresh' | 'keep';
+
+/** What an authenticated request does to its session: delete it when expired, else maybe refresh it. */
+export function decideSessionTouch(session: { expires_at: number; last_seen_at: number }, now: number): SessionTouchDecision {
+  if (isExpired(session.expires_at, now)) return 'expired';
+  return needsRefresh(session.last_seen_at, now) ? 'refresh' : 'keep';
+}
+
+/** A disabled realm takes no new sessions (a sign-in that raced with the disable must not leave one). */
+export function acceptsNewSessions(settings: { status: string } | undefined): boolean {
+  return settings?.status === 'active';
+}

@@ -1,6 +1,5 @@
 import type { SigninDeps } from './deps.js';
 import type { SelectedRealm } from './realms.js';
-import { computeExpiresAt, isExpired, needsRefresh } from './session-rules.js';
 import { deriveSessionId } from './tokens.js';
 import type { Session, User } from './types.js';
 
@@ -10,31 +9,38 @@ export type SessionCheck =
   | { authenticated: false; clearCookie: boolean };
 
 /**
- * Applies the session transitions of the spec to the session named by a cookie token: expiry,
- * user and membership checks (each deleting the session), then the at-most-once-a-minute refresh.
+ * Applies the session transitions of the spec to the session named by a cookie token: expiry (the
+ * store's atomic touch deletes an expired one), user and membership checks (each deleting the
+ * session), and the at-most-once-a-minute refresh.
  */
-export function touchSession(deps: SigninDeps, realm: SelectedRealm, token: string | undefined): SessionCheck {
+export async function touchSession(deps: SigninDeps, realm: SelectedRealm, token: string | undefined): Promise<SessionCheck> {
   if (token === undefined || token === '') return { authenticated: false, clearCookie: false };
   const id = deriveSessionId(token);
-  const session = realm.store.findSession(id);
-  if (session === undefined) return { authenticated: false, clearCookie: false };
-  const now = deps.clock.now();
-  if (isExpired(session.expires_at, now)) {
-    realm.store.deleteSession(id);
-    return { authenticated: false, clearCookie: false };
-  }
-  const user = deps.store.system.findUserById(session.user_id);
-  if (user === undefined || user.status !== 'active' || realm.store.findMembership(user.id)?.status !== 'active') {
-    realm.store.deleteSession(id);
+  const touched = await realm.store.touchSession(id, deps.clock.now());
+  if (touched.state !== 'live') return { authenticated: false, clearCookie: false };
+  const user = await deps.store.system.findUserById(touched.session.user_id);
+  const membership = user === undefined ? undefined : await realm.store.findMembership(user.id);
+  if (user === undefined || user.status !== 'active' || membership?.status !== 'active') {
+    await realm.store.deleteSession(id);
     return { authenticated: false, clearCookie: true };
   }
-  const refreshed = needsRefresh(session.last_seen_at, now);
-  const current = refreshed ? { ...session, last_seen_at: now, expires_at: computeExpiresAt(now, session.ttl) } : session;
-  if (refreshed) realm.store.extendSession(id, current.last_seen_at, current.expires_at);
-  return { authenticated: true, session: current, user, roles: realm.store.listRoleSlugs(user.id), refreshed };
+  return { authenticated: true, session: touched.session, user, roles: await realm.store.listRoleSlugs(user.id), refreshed: touched.refreshed };
 }
 
 /** Logout: deletes the session named by the token, if there is one. */
-export function endSession(realm: SelectedRealm, token: string | undefined): void {
-  if (token !== undefined && token !== '') realm.store.deleteSession(deriveSessionId(token));
+export async function endSession(realm: SelectedRealm, token: string | undefined): Promise<void> {
+  if (token !== undefined && token !== '') await realm.store.deleteSession(deriveSessionId(token));
+}
+
+/**
+ * Ends every session of a user in every realm (password change, user disabled). Realms are separate
+ * stores, so this is one deletion per realm, not one transaction.
+ */
+export async function endUserSessions(deps: SigninDeps, userId: string): Promise<number> {
+  let ended = 0;
+  for (const realm of await deps.store.system.listRealms()) {
+    const store = await deps.store.realm(realm.id);
+    if (store !== undefined) ended += await store.deleteUserSessions(userId);
+  }
+  return ended;
 }

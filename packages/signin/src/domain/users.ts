@@ -1,14 +1,15 @@
 import { duplicate, invalidRequest, notFound } from '../errors.js';
-import type { SigninStore } from '../store/store.js';
+import type { SigninStore } from '../store/types.js';
 import { newId, type SigninDeps } from './deps.js';
 import { decideHomeRealmForVerifiedEmail } from './home-realm.js';
 import { countCharacters, normaliseEmail, normaliseUsername, parseDisplayName, parseEmail, parseUsername } from './normalise.js';
+import { endUserSessions } from './sessions.js';
 import { MAX_PASSWORD_CHARACTERS } from './session-rules.js';
 import type { Credential, User, UserEmail, UserStatus } from './types.js';
 
 /** USER on the command line: an id or a username. */
-export function requireUser(store: SigninStore, ref: string): User {
-  const user = store.system.findUserById(ref.trim()) ?? store.system.findUserByUsername(normaliseUsername(ref));
+export async function requireUser(store: SigninStore, ref: string): Promise<User> {
+  const user = (await store.system.findUserById(ref.trim())) ?? (await store.system.findUserByUsername(normaliseUsername(ref)));
   if (user === undefined) throw notFound(`user '${ref}'`);
   return user;
 }
@@ -42,11 +43,11 @@ export async function createUser(deps: SigninDeps, input: CreateUserInput): Prom
   const { username, normalised } = parseUsername(input.username);
   const displayName = parseDisplayName(input.displayName ?? username);
   const email = input.email === undefined ? undefined : parseEmail(input.email.email);
-  if (deps.store.system.findUserByUsername(normalised) !== undefined) throw duplicate(`username '${username}'`);
-  if (email !== undefined && deps.store.system.findEmail(email.normalised) !== undefined) throw duplicate(`email '${email.email}'`);
+  if ((await deps.store.system.findUserByUsername(normalised)) !== undefined) throw duplicate(`username '${username}'`);
+  if (email !== undefined && (await deps.store.system.findEmail(email.normalised)) !== undefined) throw duplicate(`email '${email.email}'`);
   const now = deps.clock.now();
   const id = newId();
-  const homeRealmId = email !== undefined && input.email?.verified === true ? decideHomeRealmForVerifiedEmail(deps.store, { home_realm_id: null }, email.normalised) : undefined;
+  const homeRealmId = email !== undefined && input.email?.verified === true ? await decideHomeRealmForVerifiedEmail(deps.store, { home_realm_id: null }, email.normalised) : undefined;
   const user: User = {
     id,
     username,
@@ -58,7 +59,7 @@ export async function createUser(deps: SigninDeps, input: CreateUserInput): Prom
     created_at: now,
     updated_at: now,
   };
-  deps.store.system.insertUser({
+  await deps.store.system.insertUser({
     user,
     normalizedUsername: normalised,
     email: email === undefined || input.email === undefined ? undefined : newEmail(id, email, input.email, now),
@@ -80,38 +81,45 @@ function newEmail(userId: string, email: { email: string; normalised: string }, 
   };
 }
 
-export function updateUser(deps: SigninDeps, ref: string, input: { status?: UserStatus; displayName?: string }): User {
-  const user = requireUser(deps.store, ref);
+/** Changes a user's status or display name; disabling a user ends the user's sessions in every realm. */
+export async function updateUser(deps: SigninDeps, ref: string, input: { status?: UserStatus; displayName?: string }): Promise<User> {
+  const user = await requireUser(deps.store, ref);
   const displayName = input.displayName === undefined ? undefined : parseDisplayName(input.displayName);
-  deps.store.system.updateUser(user.id, { status: input.status, display_name: displayName }, deps.clock.now());
+  await deps.store.system.updateUser(user.id, { status: input.status, display_name: displayName }, deps.clock.now());
+  if (input.status === 'disabled') await endUserSessions(deps, user.id);
   return requireUser(deps.store, user.id);
 }
 
+/**
+ * Replaces the user's password and ends the user's sessions in every realm (after the new password is
+ * stored, so a session made with the old one before the change does not survive it).
+ */
 export async function setUserPassword(deps: SigninDeps, ref: string, password: string): Promise<User> {
-  const user = requireUser(deps.store, ref);
-  deps.store.system.upsertCredential(await passwordCredential(deps, user.id, password, deps.clock.now()));
+  const user = await requireUser(deps.store, ref);
+  await deps.store.system.upsertCredential(await passwordCredential(deps, user.id, password, deps.clock.now()));
+  await endUserSessions(deps, user.id);
   return user;
 }
 
 /** Attaches an email; a verified one applies the home realm rule first (and may be refused). */
-export function addEmail(deps: SigninDeps, ref: string, input: EmailInput): UserEmail {
-  const user = requireUser(deps.store, ref);
+export async function addEmail(deps: SigninDeps, ref: string, input: EmailInput): Promise<UserEmail> {
+  const user = await requireUser(deps.store, ref);
   const email = parseEmail(input.email);
-  if (deps.store.system.findEmail(email.normalised) !== undefined) throw duplicate(`email '${email.email}'`);
-  const homeRealmId = input.verified ? decideHomeRealmForVerifiedEmail(deps.store, user, email.normalised) : undefined;
+  if ((await deps.store.system.findEmail(email.normalised)) !== undefined) throw duplicate(`email '${email.email}'`);
+  const homeRealmId = input.verified ? await decideHomeRealmForVerifiedEmail(deps.store, user, email.normalised) : undefined;
   const record = newEmail(user.id, email, input, deps.clock.now());
-  deps.store.system.insertEmail(record, homeRealmId);
+  await deps.store.system.insertEmail(record, homeRealmId);
   return record;
 }
 
 /** Marks an email verified; the home realm rule applies as when a verified email is attached. */
-export function verifyEmail(deps: SigninDeps, address: string): UserEmail {
-  const email = deps.store.system.findEmail(normaliseEmail(address));
+export async function verifyEmail(deps: SigninDeps, address: string): Promise<UserEmail> {
+  const email = await deps.store.system.findEmail(normaliseEmail(address));
   if (email === undefined) throw notFound(`email '${address}'`);
   if (email.verified) return email;
-  const user = requireUser(deps.store, email.user_id);
-  const homeRealmId = decideHomeRealmForVerifiedEmail(deps.store, user, email.normalized_email);
+  const user = await requireUser(deps.store, email.user_id);
+  const homeRealmId = await decideHomeRealmForVerifiedEmail(deps.store, user, email.normalized_email);
   const now = deps.clock.now();
-  deps.store.system.markEmailVerified(email.id, user.id, now, homeRealmId);
+  await deps.store.system.markEmailVerified(email.id, user.id, now, homeRealmId);
   return { ...email, verified: true, verified_at: now };
 }

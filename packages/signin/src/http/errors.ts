@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { invalidRequest, SigninError } from '../errors.js';
 
 export function sendError(reply: FastifyReply, error: SigninError): FastifyReply {
+  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
   return reply.code(error.status).send({ error: error.code, message: error.message });
 }
 

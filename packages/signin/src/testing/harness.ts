@@ -8,7 +8,7 @@ import { createManualClock, type ManualClock } from '../clock.js';
 import type { SigninDeps } from '../domain/deps.js';
 import { addMember } from '../domain/members.js';
 import { createUser } from '../domain/users.js';
-import { createSigninService } from '../main.js';
+import { createSigninService, type ServiceSettings } from '../main.js';
 import { ARGON2ID_PARAMETERS } from '../passwords.js';
 import { hash } from '@node-rs/argon2';
 
@@ -30,12 +30,13 @@ export function makeTempDir(prefix = 'signin-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-export async function startTestServer(): Promise<TestServer> {
+/** A real server on a free port over fresh files; `settings` overrides the limits (defaults as in production). */
+export async function startTestServer(settings: Omit<Partial<ServiceSettings>, 'databasePath' | 'realmsPath'> = {}): Promise<TestServer> {
   const dataDir = makeTempDir();
   const databasePath = join(dataDir, 'signin.db');
   const realmsPath = join(dataDir, 'realms');
   const clock = createManualClock();
-  const service = await createSigninService({ databasePath, realmsPath }, { clock });
+  const service = await createSigninService({ ...settings, databasePath, realmsPath }, { clock });
   await service.app.listen({ port: 0, host: '127.0.0.1' });
   const address = service.app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
@@ -136,7 +137,7 @@ export async function seedUser(deps: SigninDeps, input: SeedUserInput): Promise<
     email: input.email === undefined ? undefined : { email: input.email, verified: input.emailVerified ?? true, primary: true },
   });
   if (input.membershipStatus !== null) {
-    addMember(deps, { realm: input.realm ?? 'system', user: user.id, status: input.membershipStatus ?? 'active', roles: input.roles ?? [] });
+    await addMember(deps, { realm: input.realm ?? 'system', user: user.id, status: input.membershipStatus ?? 'active', roles: input.roles ?? [] });
   }
   return user.id;
 }

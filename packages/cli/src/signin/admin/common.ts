@@ -92,6 +92,6 @@ export async function withAdmin<T>(io: CommandIO, body: (deps: SigninDeps) => Pr
     }
     throw error;
   } finally {
-    admin.close();
+    await admin.close();
   }
 }

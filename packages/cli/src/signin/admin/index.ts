@@ -15,13 +15,14 @@ Only 'realm create' and 'user create' make the database when it does not exist y
 
   realm create --slug S [--display-name D] [--host H]... [--no-session-duration-choice]
   realm update S [--display-name D] [--status active|disabled] [--session-duration-choice true|false] [--branding JSON]
+                                      (--status disabled ends the realm's sessions)
   realm add-host S --host H
   realm list
   domain add --realm S --domain D [--verified]
   domain verify --domain D
   user create --username U [--display-name D] [--password-stdin] [--email E [--verified] [--primary]] [--status active|disabled]
-  user update USER [--status active|disabled] [--display-name D]
-  user set-password USER --password-stdin
+  user update USER [--status active|disabled] [--display-name D]   (--status disabled ends the user's sessions)
+  user set-password USER --password-stdin                          (ends the user's sessions)
   email add --user USER --email E [--verified] [--primary]
   email verify --email E
   member add --realm S --user USER [--status active|suspended|invited] [--role SLUG]...

@@ -13,7 +13,7 @@ function memberCommand(save: typeof addMember): AdminCommand {
       status: oneOf(values.status, MEMBERSHIP_STATUSES, 'status'),
       roles: list(values.role),
     };
-    return withAdmin(io, (deps) => toMemberView(input.realm, save(deps, input)));
+    return withAdmin(io, async (deps) => toMemberView(input.realm, await save(deps, input)));
   };
 }
 

@@ -24,8 +24,8 @@ export const providerCommands: AdminCommands = {
       enabled: values.disabled !== true,
     };
     const clientSecret = await readSecretFromStdin(io);
-    return withAdmin(io, (deps) => {
-      const provider = addProvider(deps, { ...input, clientSecret });
+    return withAdmin(io, async (deps) => {
+      const provider = await addProvider(deps, { ...input, clientSecret });
       // The secret is never printed.
       return { id: provider.id, slug: provider.slug, display_name: provider.display_name, issuer: provider.issuer, client_id: provider.client_id, enabled: provider.enabled };
     });
@@ -35,8 +35,8 @@ export const providerCommands: AdminCommands = {
     const { values } = parseOptions(argv, { realm: { type: 'string' }, slug: { type: 'string' }, enabled: { type: 'string' } });
     const enabled = parseBooleanWord(required(values.enabled, 'enabled'), 'enabled') ?? true;
     const input = { realm: required(values.realm, 'realm'), slug: required(values.slug, 'slug'), enabled };
-    return withAdmin(io, (deps) => {
-      const provider = updateProvider(deps, input);
+    return withAdmin(io, async (deps) => {
+      const provider = await updateProvider(deps, input);
       return { slug: provider.slug, enabled: provider.enabled };
     });
   },
@@ -66,8 +66,8 @@ export const clientCommands: AdminCommands = {
       redirectUris: list(values['redirect-uri']),
       requireRoles: list(values['require-role']),
     };
-    return withAdmin(io, (deps) => {
-      const client = addClient(deps, input);
+    return withAdmin(io, async (deps) => {
+      const client = await addClient(deps, input);
       return { id: client.id, client_id: client.client_id, name: client.name, access_mode: client.access_mode, redirect_uris: client.redirect_uris, required_roles: client.required_roles };
     });
   },

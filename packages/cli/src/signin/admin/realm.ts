@@ -29,8 +29,8 @@ export const realmCommands: AdminCommands = {
       hosts: list(values.host),
       allowSessionDurationChoice: values['no-session-duration-choice'] !== true,
     };
-    return withAdmin(io, (deps) => {
-      const realm = createRealm(deps.store, deps.clock, input);
+    return withAdmin(io, async (deps) => {
+      const realm = await createRealm(deps.store, deps.clock, input);
       return { id: realm.id, slug: realm.slug };
     });
   },

@@ -34,7 +34,7 @@ export const userCommands: AdminCommands = {
   async update(argv, io) {
     const { values, positionals } = parseOptions(argv, { status: { type: 'string' }, 'display-name': { type: 'string' } }, 1);
     const input = { status: oneOf(values.status, USER_STATUSES, 'status'), displayName: optional(values['display-name']) };
-    return withAdmin(io, (deps) => toUserView(updateUser(deps, positionals[0] ?? '', input)));
+    return withAdmin(io, async (deps) => toUserView(await updateUser(deps, positionals[0] ?? '', input)));
   },
 
   async 'set-password'(argv, io) {
@@ -53,8 +53,8 @@ export const emailCommands: AdminCommands = {
     const { values } = parseOptions(argv, { user: { type: 'string' }, email: { type: 'string' }, verified: { type: 'boolean' }, primary: { type: 'boolean' } });
     const user = required(values.user, 'user');
     const input = { email: required(values.email, 'email'), verified: values.verified === true, primary: values.primary === true };
-    return withAdmin(io, (deps) => {
-      const email = addEmail(deps, user, input);
+    return withAdmin(io, async (deps) => {
+      const email = await addEmail(deps, user, input);
       return { id: email.id, user_id: email.user_id, email: email.email, verified: email.verified, is_primary: email.is_primary };
     });
   },
@@ -62,8 +62,8 @@ export const emailCommands: AdminCommands = {
   async verify(argv, io) {
     const { values } = parseOptions(argv, { email: { type: 'string' } });
     const address = required(values.email, 'email');
-    return withAdmin(io, (deps) => {
-      const email = verifyEmail(deps, address);
+    return withAdmin(io, async (deps) => {
+      const email = await verifyEmail(deps, address);
       return { id: email.id, user_id: email.user_id, email: email.email, verified: email.verified };
     });
   },

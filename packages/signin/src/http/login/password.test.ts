@@ -17,7 +17,8 @@ describe('POST /api/v1/login/password', () => {
 
   const signIn = (body: unknown, headers: Record<string, string> = {}) =>
     send(server.port, { method: 'POST', path: '/api/v1/login/password', body, headers });
-  const systemSessions = () => server.deps.store.realm('system')?.countSessions() ?? -1;
+  const systemSessions = async () => (await (await server.deps.store.realm('system'))?.countSessions()) ?? -1;
+  const findSystemSession = async (id: string) => (await server.deps.store.realm('system'))?.findSession(id);
 
   before(async () => {
     server = await startTestServer();
@@ -28,20 +29,20 @@ describe('POST /api/v1/login/password', () => {
       dummyChecks += 1;
       await realDummy(password);
     };
-    createRealm(deps.store, deps.clock, { slug: 'acme', displayName: 'Acme', hosts: ['acme.test'], allowSessionDurationChoice: false });
-    createRealm(deps.store, deps.clock, { slug: 'corp', hosts: ['corp.example'] });
-    createRealm(deps.store, deps.clock, { slug: 'legacy' });
-    addDomain(deps, { realm: 'corp', domain: 'corp.test', verified: true });
-    addProvider(deps, { realm: 'corp', slug: 'corp-sso', displayName: 'Corp SSO', issuer: 'https://idp.corp.test', clientId: 'c', clientSecret: 's', enabled: true });
-    mapDomainProvider(deps, { realm: 'corp', domain: 'corp.test', provider: 'corp-sso' });
-    addDomain(deps, { realm: 'legacy', domain: 'legacy.test', verified: true });
-    addProvider(deps, { realm: 'legacy', slug: 'old-sso', displayName: 'Old SSO', issuer: 'https://idp.legacy.test', clientId: 'c', clientSecret: 's', enabled: false });
-    mapDomainProvider(deps, { realm: 'legacy', domain: 'legacy.test', provider: 'old-sso' });
+    await createRealm(deps.store, deps.clock, { slug: 'acme', displayName: 'Acme', hosts: ['acme.test'], allowSessionDurationChoice: false });
+    await createRealm(deps.store, deps.clock, { slug: 'corp', hosts: ['corp.example'] });
+    await createRealm(deps.store, deps.clock, { slug: 'legacy' });
+    await addDomain(deps, { realm: 'corp', domain: 'corp.test', verified: true });
+    await addProvider(deps, { realm: 'corp', slug: 'corp-sso', displayName: 'Corp SSO', issuer: 'https://idp.corp.test', clientId: 'c', clientSecret: 's', enabled: true });
+    await mapDomainProvider(deps, { realm: 'corp', domain: 'corp.test', provider: 'corp-sso' });
+    await addDomain(deps, { realm: 'legacy', domain: 'legacy.test', verified: true });
+    await addProvider(deps, { realm: 'legacy', slug: 'old-sso', displayName: 'Old SSO', issuer: 'https://idp.legacy.test', clientId: 'c', clientSecret: 's', enabled: false });
+    await mapDomainProvider(deps, { realm: 'legacy', domain: 'legacy.test', provider: 'old-sso' });
 
     ids.alice = await seedUser(server.seedingDeps, { username: 'Alice', email: 'alice@example.com' });
-    addMember(deps, { realm: 'acme', user: ids.alice });
+    await addMember(deps, { realm: 'acme', user: ids.alice });
     ids.bob = await seedUser(server.seedingDeps, { username: 'bob' });
-    updateUser(deps, 'bob', { status: 'disabled' });
+    await updateUser(deps, 'bob', { status: 'disabled' });
     ids.carol = await seedUser(server.seedingDeps, { username: 'carol', password: null });
     ids.dave = await seedUser(server.seedingDeps, { username: 'dave', membershipStatus: null });
     ids.erin = await seedUser(server.seedingDeps, { username: 'erin', membershipStatus: 'suspended' });
@@ -70,14 +71,13 @@ describe('POST /api/v1/login/password', () => {
     server.clock.advance(1000);
     const res = await signIn({ identifier: 'alice', password: TEST_PASSWORD }, { 'user-agent': 'agent-x' });
     const token = cookieValue(res.setCookies, 'auth_session_system') ?? '';
-    const store = server.deps.store.realm('system');
-    assert.equal(store?.findSession(token), undefined);
-    const session = store?.findSession(createHash('sha256').update(token).digest('hex'));
+    assert.equal(await findSystemSession(token), undefined);
+    const session = await findSystemSession(createHash('sha256').update(token).digest('hex'));
     assert.equal(session?.user_agent, 'agent-x');
     assert.equal(session?.ip, '127.0.0.1');
     assert.equal(session?.ttl, 43_200);
     assert.equal(session?.last_seen_at, server.clock.now());
-    assert.equal(server.deps.store.system.findUserById(ids.alice ?? '')?.last_login_at, server.clock.now());
+    assert.equal((await server.deps.store.system.findUserById(ids.alice ?? ''))?.last_login_at, server.clock.now());
     // The raw bytes of the realm's file (and its WAL) hold the digest, never the token.
     const raw = ['', '-wal']
       .map((suffix) => join(server.realmsPath, `system.db${suffix}`))
@@ -88,6 +88,15 @@ describe('POST /api/v1/login/password', () => {
     assert.ok(!raw.includes(token));
   });
 
+  it('caps the stored user agent at 512 characters', async () => {
+    const long = `${'a'.repeat(511)}Z${'b'.repeat(2000)}`;
+    const res = await signIn({ identifier: 'alice', password: TEST_PASSWORD }, { 'user-agent': long });
+    assert.equal(res.status, 200);
+    const token = cookieValue(res.setCookies, 'auth_session_system') ?? '';
+    const session = await findSystemSession(createHash('sha256').update(token).digest('hex'));
+    assert.equal(session?.user_agent, `${'a'.repeat(511)}Z`);
+  });
+
   it('accepts application/json with a charset parameter', async () => {
     const res = await signIn(JSON.stringify({ identifier: 'alice', password: TEST_PASSWORD }), { 'content-type': 'application/json; charset=utf-8' });
     assert.equal(res.status, 200);
@@ -96,17 +105,17 @@ describe('POST /api/v1/login/password', () => {
   it('rule 7: takes the client IP from the first X-Forwarded-For value', async () => {
     const res = await signIn({ identifier: 'alice', password: TEST_PASSWORD }, { 'x-forwarded-for': '203.0.113.7, 10.0.0.1' });
     const token = cookieValue(res.setCookies, 'auth_session_system') ?? '';
-    const session = server.deps.store.realm('system')?.findSession(createHash('sha256').update(token).digest('hex'));
+    const session = await findSystemSession(createHash('sha256').update(token).digest('hex'));
     assert.equal(session?.ip, '203.0.113.7');
     assert.equal(session?.user_agent, null);
   });
 
   it('deletes all expired sessions of the realm before creating one', async () => {
-    assert.ok(systemSessions() >= 3);
+    assert.ok((await systemSessions()) >= 3);
     server.clock.advance(43_200_000 + 1000);
     const res = await signIn({ identifier: 'alice', password: TEST_PASSWORD });
     assert.equal(res.status, 200);
-    assert.equal(systemSessions(), 1);
+    assert.equal(await systemSessions(), 1);
   });
 
   it('normalises the username (trim, lower-case) and finds users by verified email only', async () => {
@@ -147,19 +156,19 @@ describe('POST /api/v1/login/password', () => {
       ['invited membership', 'ivan'],
     ] as const) {
       it(`${name}: 401 invalid_credentials, dummy check performed, no session`, async () => {
-        const before = systemSessions();
+        const before = await systemSessions();
         const checks = dummyChecks;
         const res = await signIn({ identifier, password: TEST_PASSWORD });
         assert.equal(res.status, 401);
         assert.deepEqual(res.json, { error: 'invalid_credentials', message: 'the identifier or the password is not correct' });
         assert.equal(dummyChecks, checks + 1);
         assert.equal(res.setCookies.length, 0);
-        assert.equal(systemSessions(), before);
+        assert.equal(await systemSessions(), before);
       });
     }
 
     it('membership is per realm: dave signs in to acme once a member there', async () => {
-      addMember(server.deps, { realm: 'acme', user: 'dave' });
+      await addMember(server.deps, { realm: 'acme', user: 'dave' });
       assert.equal((await signIn({ identifier: 'dave', password: TEST_PASSWORD }, { host: 'acme.test' })).status, 200);
       assert.equal((await signIn({ identifier: 'dave', password: TEST_PASSWORD })).status, 401);
     });
@@ -185,7 +194,7 @@ describe('POST /api/v1/login/password', () => {
     });
 
     it('rule 5: username sign-in of a home-realm user with an enabled provider is 403 provider_required', async () => {
-      assert.equal(server.deps.store.system.findUserById(ids.frank ?? '')?.home_realm_id, server.deps.store.system.findRealmBySlug('corp')?.id);
+      assert.equal((await server.deps.store.system.findUserById(ids.frank ?? ''))?.home_realm_id, (await server.deps.store.system.findRealmBySlug('corp'))?.id);
       const res = await signIn({ identifier: 'frank', password: TEST_PASSWORD });
       assert.equal(res.status, 403);
       assert.equal(res.json.error, 'provider_required');
@@ -226,14 +235,14 @@ describe('POST /api/v1/login/password', () => {
     ];
     for (const [name, body, headers] of cases) {
       it(name, async () => {
-        const before = systemSessions();
+        const before = await systemSessions();
         const checks = dummyChecks;
         const res = await signIn(body, headers);
         assert.equal(res.status, 400, res.text);
         assert.equal(res.json.error, 'invalid_request');
         assert.equal(typeof res.json.message, 'string');
         assert.equal(res.setCookies.length, 0);
-        assert.equal(systemSessions(), before);
+        assert.equal(await systemSessions(), before);
         assert.equal(dummyChecks, checks);
       });
     }
@@ -244,11 +253,11 @@ describe('POST /api/v1/login/password', () => {
     });
 
     it('a body over 64 KiB is 413 with the error body', async () => {
-      const before = systemSessions();
+      const before = await systemSessions();
       const res = await signIn({ identifier: 'alice', password: TEST_PASSWORD, padding: 'x'.repeat(70_000) });
       assert.equal(res.status, 413);
       assert.equal(res.json.error, 'invalid_request');
-      assert.equal(systemSessions(), before);
+      assert.equal(await systemSessions(), before);
     });
   });
 
@@ -269,7 +278,7 @@ describe('POST /api/v1/login/password', () => {
     });
 
     it('is 404 unknown_realm for odd or unknown hosts without a slug, and for unknown slugs', async () => {
-      const before = systemSessions();
+      const before = await systemSessions();
       for (const host of ['unknown.example', 'localhost.evil', '127.0.0.1.nip.io', '[::2]', 'a'.repeat(300)]) {
         const res = await signIn({ identifier: 'alice', password: TEST_PASSWORD }, { host });
         assert.equal(res.status, 404, host);
@@ -277,7 +286,7 @@ describe('POST /api/v1/login/password', () => {
       }
       const slug = await signIn({ identifier: 'alice', password: TEST_PASSWORD, realm: '../system' }, { host: 'unknown.example' });
       assert.equal(slug.json.error, 'unknown_realm');
-      assert.equal(systemSessions(), before);
+      assert.equal(await systemSessions(), before);
     });
   });
 });

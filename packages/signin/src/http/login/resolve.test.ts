@@ -13,15 +13,15 @@ describe('POST /api/v1/login/resolve', () => {
   before(async () => {
     server = await startTestServer();
     const { deps } = server;
-    createRealm(deps.store, deps.clock, { slug: 'acme', displayName: 'Acme Inc', hosts: ['login.acme.test'], allowSessionDurationChoice: false });
-    updateRealm(deps.store, deps.clock, 'acme', { branding: { color: '#123456' } });
-    createRealm(deps.store, deps.clock, { slug: 'corp', hosts: ['corp.example'] });
-    addDomain(deps, { realm: 'corp', domain: 'corp.test', verified: true });
-    addDomain(deps, { realm: 'corp', domain: 'pending.test', verified: false });
-    addDomain(deps, { realm: 'corp', domain: 'nomap.test', verified: true });
-    addProvider(deps, { realm: 'corp', slug: 'corp-sso', displayName: 'Corp SSO', issuer: 'https://idp.corp.test', clientId: 'c', clientSecret: 's', enabled: true });
-    mapDomainProvider(deps, { realm: 'corp', domain: 'corp.test', provider: 'corp-sso' });
-    mapDomainProvider(deps, { realm: 'corp', domain: 'pending.test', provider: 'corp-sso' });
+    await createRealm(deps.store, deps.clock, { slug: 'acme', displayName: 'Acme Inc', hosts: ['login.acme.test'], allowSessionDurationChoice: false });
+    await updateRealm(deps.store, deps.clock, 'acme', { branding: { color: '#123456' } });
+    await createRealm(deps.store, deps.clock, { slug: 'corp', hosts: ['corp.example'] });
+    await addDomain(deps, { realm: 'corp', domain: 'corp.test', verified: true });
+    await addDomain(deps, { realm: 'corp', domain: 'pending.test', verified: false });
+    await addDomain(deps, { realm: 'corp', domain: 'nomap.test', verified: true });
+    await addProvider(deps, { realm: 'corp', slug: 'corp-sso', displayName: 'Corp SSO', issuer: 'https://idp.corp.test', clientId: 'c', clientSecret: 's', enabled: true });
+    await mapDomainProvider(deps, { realm: 'corp', domain: 'corp.test', provider: 'corp-sso' });
+    await mapDomainProvider(deps, { realm: 'corp', domain: 'pending.test', provider: 'corp-sso' });
   });
   after(async () => server.close());
 
@@ -56,15 +56,15 @@ describe('POST /api/v1/login/resolve', () => {
   });
 
   it('a disabled provider still applies (sign-in then refuses with provider_required)', async () => {
-    updateProvider(server.deps, { realm: 'corp', slug: 'corp-sso', enabled: false });
+    await updateProvider(server.deps, { realm: 'corp', slug: 'corp-sso', enabled: false });
     assert.equal((await resolve({ identifier: 'x@corp.test' })).json.next, 'provider');
-    updateProvider(server.deps, { realm: 'corp', slug: 'corp-sso', enabled: true });
+    await updateProvider(server.deps, { realm: 'corp', slug: 'corp-sso', enabled: true });
   });
 
   it('refuses a disabled realm as unknown_realm, and unknown hosts without a slug', async () => {
-    updateRealm(server.deps.store, server.deps.clock, 'acme', { status: 'disabled' });
+    await updateRealm(server.deps.store, server.deps.clock, 'acme', { status: 'disabled' });
     const disabled = await resolve({ identifier: 'a' }, { host: 'login.acme.test' });
-    updateRealm(server.deps.store, server.deps.clock, 'acme', { status: 'active' });
+    await updateRealm(server.deps.store, server.deps.clock, 'acme', { status: 'active' });
     assert.equal(disabled.status, 404);
     assert.deepEqual(disabled.json, { error: 'unknown_realm', message: 'no realm matches the host or the realm slug' });
     assert.equal((await resolve({ identifier: 'a' }, { host: 'evil.example' })).status, 404);

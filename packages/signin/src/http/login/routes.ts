@@ -15,9 +15,9 @@ export function registerLoginRoutes(app: FastifyInstance, deps: SigninDeps): voi
   app.post('/api/v1/login/resolve', async (request) => {
     const body = asObject(request.body, { optional: false });
     const identifier = requiredString(body, 'identifier');
-    const realm = selectRealm(deps.store, hostHeader(request), optionalString(body, 'realm'));
+    const realm = await selectRealm(deps.store, hostHeader(request), optionalString(body, 'realm'));
     const metadata = toRealmMetadata(realm.settings);
-    const resolution = resolveIdentifier(deps.store, identifier);
+    const resolution = await resolveIdentifier(deps.store, identifier);
     if (resolution.next === 'password') return { ...metadata, realm: metadata, next: 'password' };
     const provider = { slug: resolution.provider.slug, display_name: resolution.provider.display_name };
     return { ...metadata, realm: metadata, next: 'provider', provider };
@@ -31,7 +31,8 @@ export function registerLoginRoutes(app: FastifyInstance, deps: SigninDeps): voi
     const slug = optionalString(body, 'realm');
     const longSession = optionalBoolean(body, 'long_session') ?? false;
     if (countCharacters(password) > MAX_PASSWORD_CHARACTERS) throw invalidRequest(`'password' must be at most ${MAX_PASSWORD_CHARACTERS} characters`);
-    const realm = selectRealm(deps.store, hostHeader(request), slug);
+    const realm = await selectRealm(deps.store, hostHeader(request), slug);
+    // signInWithPassword checks the attempt limits (429) next, before any lookup or hashing.
     const signedIn = await signInWithPassword(deps, realm, { identifier, password, longSession, userAgent: userAgent(request), ip: clientIp(request) });
     const cookie = serializeSessionCookie(sessionCookieName(realm.realm.slug), signedIn.token, {
       maxAgeSeconds: signedIn.session.ttl,

@@ -13,9 +13,9 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SigninDeps): v
   // The hot path (benchmarked): cached realm lookup, a handful of prepared statements, no hashing
   // beyond one SHA-256.
   app.get('/api/v1/session', async (request, reply) => {
-    const realm = selectRealm(deps.store, hostHeader(request), optionalQueryString(request.query, 'realm'));
+    const realm = await selectRealm(deps.store, hostHeader(request), optionalQueryString(request.query, 'realm'));
     const name = sessionCookieName(realm.realm.slug);
-    const check = touchSession(deps, realm, readCookie(request.headers.cookie, name));
+    const check = await touchSession(deps, realm, readCookie(request.headers.cookie, name));
     if (!check.authenticated) {
       if (check.clearCookie) reply.header('set-cookie', serializeClearedCookie(name, isSecureRequest(request)));
       return sendError(reply, notAuthenticated());
@@ -36,9 +36,9 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SigninDeps): v
   app.post('/api/v1/logout', async (request, reply) => {
     const body = asObject(request.body, { optional: true });
     const slug = optionalString(body, 'realm') ?? optionalQueryString(request.query, 'realm');
-    const realm = selectRealm(deps.store, hostHeader(request), slug);
+    const realm = await selectRealm(deps.store, hostHeader(request), slug);
     const name = sessionCookieName(realm.realm.slug);
-    endSession(realm, readCookie(request.headers.cookie, name));
+    await endSession(realm, readCookie(request.headers.cookie, name));
     reply.header('set-cookie', serializeClearedCookie(name, isSecureRequest(request)));
     return { ok: true };
   });

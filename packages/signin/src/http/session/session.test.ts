@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { createManualClock } from '../../clock.js';
 import { addMember, updateMember } from '../../domain/members.js';
 import { createRealm, updateRealm } from '../../domain/realms.js';
-import { updateUser } from '../../domain/users.js';
-import { openStore } from '../../store/store.js';
+import { setUserPassword, updateUser } from '../../domain/users.js';
+import { openSqliteStore } from '../../store/sqlite/store.js';
 import { cookieValue, seedUser, send, startTestServer, TEST_PASSWORD, type TestServer } from '../../testing/harness.js';
 
 const digest = (token: string) => createHash('sha256').update(token).digest('hex');
@@ -18,6 +18,7 @@ describe('sessions: GET /api/v1/session and POST /api/v1/logout', () => {
 
   const getSession = (token: string | undefined, headers: Record<string, string> = {}, path = '/api/v1/session') =>
     send(server.port, { path, headers: token === undefined ? headers : { cookie: `auth_session_system=${token}`, ...headers } });
+  const findSystemSession = async (id: string) => (await server.deps.store.realm('system'))?.findSession(id);
 
   async function signIn(identifier: string, headers: Record<string, string> = {}): Promise<string> {
     const res = await send(server.port, { method: 'POST', path: '/api/v1/login/password', body: { identifier, password: TEST_PASSWORD }, headers });
@@ -28,9 +29,9 @@ describe('sessions: GET /api/v1/session and POST /api/v1/logout', () => {
 
   before(async () => {
     server = await startTestServer();
-    createRealm(server.deps.store, server.deps.clock, { slug: 'acme', displayName: 'Acme', hosts: ['acme.test'] });
+    await createRealm(server.deps.store, server.deps.clock, { slug: 'acme', displayName: 'Acme', hosts: ['acme.test'] });
     aliceId = await seedUser(server.seedingDeps, { username: 'alice', roles: ['system-admin', 'realm-admin'] });
-    addMember(server.deps, { realm: 'acme', user: aliceId });
+    await addMember(server.deps, { realm: 'acme', user: aliceId });
   });
   after(async () => server.close());
   beforeEach(() => updateUser(server.deps, 'alice', { status: 'active' }));
@@ -48,7 +49,7 @@ describe('sessions: GET /api/v1/session and POST /api/v1/logout', () => {
       expires_at: signedInAt + 43_200_000,
     });
     assert.equal(res.setCookies.length, 0);
-    assert.equal(server.deps.store.realm('system')?.findSession(digest(token))?.last_seen_at, signedInAt);
+    assert.equal((await findSystemSession(digest(token)))?.last_seen_at, signedInAt);
   });
 
   it('live, 60 s since last seen: last_seen_at and expires_at move, the cookie is re-issued with the ttl', async () => {
@@ -59,7 +60,7 @@ describe('sessions: GET /api/v1/session and POST /api/v1/logout', () => {
     assert.equal(res.status, 200);
     assert.equal(res.json.expires_at, now + 43_200_000);
     assert.deepEqual(res.setCookies, [`auth_session_system=${token}; Max-Age=43200; Path=/; HttpOnly; SameSite=Lax; Secure`]);
-    const row = server.deps.store.realm('system')?.findSession(digest(token));
+    const row = (await findSystemSession(digest(token)));
     assert.equal(row?.last_seen_at, now);
     assert.equal(row?.expires_at, now + 43_200_000);
     // The next minute of activity does not move it again.
@@ -75,17 +76,19 @@ describe('sessions: GET /api/v1/session and POST /api/v1/logout', () => {
     const res = await getSession(token);
     assert.equal(res.status, 401);
     assert.deepEqual(res.json, { error: 'not_authenticated', message: 'no valid session' });
-    assert.equal(server.deps.store.realm('system')?.findSession(digest(token)), undefined);
+    assert.equal((await findSystemSession(digest(token))), undefined);
   });
 
-  it('live, user not active: deleted, cookie cleared with Max-Age=0, unauthenticated', async () => {
+  it('live, user not active (disabled by another process, sessions left): deleted, cookie cleared with Max-Age=0, unauthenticated', async () => {
     const token = await signIn('alice');
-    updateUser(server.deps, 'alice', { status: 'disabled' });
+    const other = new Database(server.databasePath);
+    other.prepare("UPDATE users SET status = 'disabled' WHERE id = ?").run(aliceId);
+    other.close();
     const res = await getSession(token);
     assert.equal(res.status, 401);
     assert.equal(res.json.error, 'not_authenticated');
     assert.deepEqual(res.setCookies, ['auth_session_system=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax']);
-    assert.equal(server.deps.store.realm('system')?.findSession(digest(token)), undefined);
+    assert.equal((await findSystemSession(digest(token))), undefined);
   });
 
   it('live, user missing (deleted by another process): deleted, cookie cleared, unauthenticated', async () => {
@@ -98,18 +101,18 @@ describe('sessions: GET /api/v1/session and POST /api/v1/logout', () => {
     const res = await getSession(token);
     assert.equal(res.status, 401);
     assert.deepEqual(res.setCookies, ['auth_session_system=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax']);
-    assert.equal(server.deps.store.realm('system')?.findSession(digest(token)), undefined);
+    assert.equal((await findSystemSession(digest(token))), undefined);
   });
 
   for (const status of ['suspended', 'invited'] as const) {
     it(`live, membership ${status}: deleted, cookie cleared, unauthenticated`, async () => {
       const token = await signIn('alice');
-      updateMember(server.deps, { realm: 'system', user: 'alice', status });
+      await updateMember(server.deps, { realm: 'system', user: 'alice', status });
       const res = await getSession(token);
-      updateMember(server.deps, { realm: 'system', user: 'alice', status: 'active' });
+      await updateMember(server.deps, { realm: 'system', user: 'alice', status: 'active' });
       assert.equal(res.status, 401);
       assert.deepEqual(res.setCookies, ['auth_session_system=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax']);
-      assert.equal(server.deps.store.realm('system')?.findSession(digest(token)), undefined);
+      assert.equal((await findSystemSession(digest(token))), undefined);
     });
   }
 
@@ -159,19 +162,62 @@ describe('sessions: GET /api/v1/session and POST /api/v1/logout', () => {
 
   it('sees changes made through another connection at the next request (data_version)', async () => {
     const token = await signIn('alice');
-    const other = openStore({ databasePath: server.databasePath, realmsPath: server.realmsPath });
+    const other = openSqliteStore({ databasePath: server.databasePath, realmsPath: server.realmsPath });
     try {
-      updateRealm(other, createManualClock(), 'system', { displayName: 'Renamed' });
+      await updateRealm(other, createManualClock(), 'system', { displayName: 'Renamed' });
       assert.equal(((await getSession(token)).json.realm as { display_name: string }).display_name, 'Renamed');
-      updateRealm(other, createManualClock(), 'acme', { status: 'disabled' });
+      await updateRealm(other, createManualClock(), 'acme', { status: 'disabled' });
       const disabled = await send(server.port, { path: '/api/v1/session', headers: { host: 'acme.test' } });
       assert.equal(disabled.status, 404);
       assert.equal(disabled.json.error, 'unknown_realm');
-      updateRealm(other, createManualClock(), 'acme', { status: 'active' });
-      updateRealm(other, createManualClock(), 'system', { displayName: 'System' });
+      await updateRealm(other, createManualClock(), 'acme', { status: 'active' });
+      await updateRealm(other, createManualClock(), 'system', { displayName: 'System' });
     } finally {
-      other.close();
+      await other.close();
     }
+  });
+
+  describe('operations that end sessions', () => {
+    it('a password change ends the user\'s sessions in every realm', async () => {
+      const systemToken = await signIn('alice');
+      const acmeToken = await signIn('alice', { host: 'acme.test' });
+      await setUserPassword(server.seedingDeps, 'alice', TEST_PASSWORD);
+      assert.equal((await getSession(systemToken)).status, 401);
+      const acme = await send(server.port, { path: '/api/v1/session', headers: { host: 'acme.test', cookie: `auth_session_acme=${acmeToken}` } });
+      assert.equal(acme.status, 401);
+      assert.equal(await findSystemSession(digest(systemToken)), undefined);
+    });
+
+    it('disabling a user ends the sessions; enabling the user again does not bring them back', async () => {
+      const token = await signIn('alice');
+      const other = await seedUser(server.seedingDeps, { username: 'other-user' });
+      const otherToken = await signIn('other-user');
+      await updateUser(server.deps, 'alice', { status: 'disabled' });
+      assert.equal(await findSystemSession(digest(token)), undefined);
+      await updateUser(server.deps, 'alice', { status: 'active' });
+      assert.equal((await getSession(token)).status, 401);
+      // Only that user's sessions.
+      assert.equal((await getSession(otherToken)).status, 200);
+      assert.ok(other);
+    });
+
+    it('a display-name change keeps the sessions', async () => {
+      const token = await signIn('alice');
+      await updateUser(server.deps, 'alice', { displayName: 'Alice A.' });
+      assert.equal((await getSession(token)).status, 200);
+      await updateUser(server.deps, 'alice', { displayName: 'alice' });
+    });
+
+    it('disabling a realm ends its sessions; enabling it again does not bring them back; other realms keep theirs', async () => {
+      const acmeToken = await signIn('alice', { host: 'acme.test' });
+      const systemToken = await signIn('alice');
+      await updateRealm(server.deps.store, server.deps.clock, 'acme', { status: 'disabled' });
+      assert.equal(await (await server.deps.store.realm((await server.deps.store.system.findRealmBySlug('acme'))?.id ?? ''))?.countSessions(), 0);
+      await updateRealm(server.deps.store, server.deps.clock, 'acme', { status: 'active' });
+      const acme = await send(server.port, { path: '/api/v1/session', headers: { host: 'acme.test', cookie: `auth_session_acme=${acmeToken}` } });
+      assert.equal(acme.status, 401);
+      assert.equal((await getSession(systemToken)).status, 200);
+    });
   });
 
   describe('logout', () => {
@@ -181,7 +227,7 @@ describe('sessions: GET /api/v1/session and POST /api/v1/logout', () => {
       assert.equal(res.status, 200);
       assert.deepEqual(res.json, { ok: true });
       assert.deepEqual(res.setCookies, ['auth_session_system=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax']);
-      assert.equal(server.deps.store.realm('system')?.findSession(digest(token)), undefined);
+      assert.equal((await findSystemSession(digest(token))), undefined);
       assert.equal((await getSession(token)).status, 401);
     });
 

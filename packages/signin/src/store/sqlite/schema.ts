@@ -54,6 +54,16 @@ CREATE TABLE IF NOT EXISTS credentials (
   updated_at INTEGER NOT NULL,
   UNIQUE (user_id, type)
 );
+CREATE TABLE IF NOT EXISTS attempt_counters (
+  key TEXT PRIMARY KEY,
+  failures INTEGER NOT NULL,
+  pending INTEGER NOT NULL,
+  last_failure_at INTEGER,
+  blocked_until INTEGER,
+  reserved_at INTEGER,
+  expires_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS attempt_counters_expires_at ON attempt_counters(expires_at);
 `;
 
 export const REALM_SCHEMA = `

@@ -1,16 +1,14 @@
 import Database from 'better-sqlite3';
-import { duplicate } from '../errors.js';
-import type { Credential, Realm, RealmEmailDomain, User, UserEmail, UserStatus } from '../domain/types.js';
+import { duplicate } from '../../errors.js';
+import { emailHasDomain } from '../../domain/normalise.js';
+import { canReceiveHomeRealm } from '../../domain/home-realm.js';
+import type { Credential, Realm, RealmEmailDomain, User, UserEmail, UserStatus } from '../../domain/types.js';
+import type { AttemptKey } from '../../domain/attempt-rules.js';
+import type { AttemptReservation, AttemptSettlement, NewUser, SystemStore } from '../types.js';
+import { AttemptCounters } from './attempt-counters.js';
 import { ChangeWatch } from './change-watch.js';
 import { toDomain, toUser, toUserEmail, type DomainRow, type UserEmailRow, type UserRow } from './rows.js';
 import { configureConnection, SYSTEM_SCHEMA } from './schema.js';
-
-export interface NewUser {
-  user: User;
-  normalizedUsername: string;
-  email?: UserEmail;
-  credential?: Credential;
-}
 
 interface RealmIndex {
   byId: Map<string, Realm>;
@@ -18,10 +16,11 @@ interface RealmIndex {
   byHost: Map<string, Realm>;
 }
 
-/** The system-level file: realms, hosts, email domains, users, emails, credentials. */
-export class SystemStore {
+/** The system-level file: realms, hosts, email domains, users, emails, credentials, attempt counters. */
+export class SqliteSystemStore implements SystemStore {
   private readonly db: Database.Database;
   private readonly watch: ChangeWatch;
+  private readonly attempts: AttemptCounters;
   private index: RealmIndex = { byId: new Map(), bySlug: new Map(), byHost: new Map() };
   private readonly statements;
 
@@ -30,6 +29,7 @@ export class SystemStore {
     configureConnection(this.db);
     this.db.exec(SYSTEM_SCHEMA);
     this.watch = new ChangeWatch(this.db);
+    this.attempts = new AttemptCounters(this.db);
     const db = this.db;
     this.statements = {
       userById: db.prepare<[string], UserRow>('SELECT id, username, display_name, status, home_realm_id, profile, last_login_at, created_at, updated_at FROM users WHERE id = ?'),
@@ -46,7 +46,7 @@ export class SystemStore {
     };
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.db.close();
   }
 
@@ -69,37 +69,37 @@ export class SystemStore {
     return this.index;
   }
 
-  findRealmByHost(host: string): Realm | undefined {
+  async findRealmByHost(host: string): Promise<Realm | undefined> {
     return this.realms().byHost.get(host);
   }
 
-  findRealmBySlug(slug: string): Realm | undefined {
+  async findRealmBySlug(slug: string): Promise<Realm | undefined> {
     return this.realms().bySlug.get(slug);
   }
 
-  findRealmById(id: string): Realm | undefined {
+  async findRealmById(id: string): Promise<Realm | undefined> {
     return this.realms().byId.get(id);
   }
 
-  listRealms(): Realm[] {
+  async listRealms(): Promise<Realm[]> {
     return [...this.realms().byId.values()].sort((a, b) => a.slug.localeCompare(b.slug));
   }
 
-  listHosts(realmId: string): string[] {
+  async listHosts(realmId: string): Promise<string[]> {
     return [...this.realms().byHost.entries()]
       .filter(([, realm]) => realm.id === realmId)
       .map(([host]) => host)
       .sort();
   }
 
-  countHosts(): number {
+  async countHosts(): Promise<number> {
     return this.realms().byHost.size;
   }
 
   /** Inserts a realm and its hosts in one transaction; refuses a taken slug or host. */
-  insertRealm(realm: Realm, hosts: readonly string[]): void {
+  async insertRealm(realm: Realm, hosts: readonly string[]): Promise<void> {
     this.db.transaction(() => {
-      if (this.findRealmBySlug(realm.slug) !== undefined) throw duplicate(`realm '${realm.slug}'`);
+      if (this.realms().bySlug.has(realm.slug)) throw duplicate(`realm '${realm.slug}'`);
       this.db
         .prepare('INSERT INTO realms (id, slug, owner_user_id, created_at) VALUES (?, ?, ?, ?)')
         .run(realm.id, realm.slug, realm.owner_user_id, realm.created_at);
@@ -108,7 +108,7 @@ export class SystemStore {
     this.watch.markDirty();
   }
 
-  insertHost(host: string, realmId: string, now: number): void {
+  async insertHost(host: string, realmId: string, now: number): Promise<void> {
     this.db.transaction(() => this.insertHostRow(host, realmId, now))();
     this.watch.markDirty();
   }
@@ -121,18 +121,18 @@ export class SystemStore {
 
   // --- realm email domains ---
 
-  findDomain(domain: string): RealmEmailDomain | undefined {
+  async findDomain(domain: string): Promise<RealmEmailDomain | undefined> {
     const row = this.statements.domain.get(domain);
     return row === undefined ? undefined : toDomain(row);
   }
 
-  listDomains(realmId: string): RealmEmailDomain[] {
+  async listDomains(realmId: string): Promise<RealmEmailDomain[]> {
     return this.statements.domainsOfRealm.all(realmId).map(toDomain);
   }
 
-  insertDomain(domain: RealmEmailDomain, homeRealmUserIds: readonly string[]): void {
+  async insertDomain(domain: RealmEmailDomain, homeRealmUserIds: readonly string[]): Promise<void> {
     this.db.transaction(() => {
-      if (this.findDomain(domain.domain) !== undefined) throw duplicate(`domain '${domain.domain}'`);
+      if (this.statements.domain.get(domain.domain) !== undefined) throw duplicate(`domain '${domain.domain}'`);
       this.db
         .prepare('INSERT INTO realm_email_domains (domain, realm_id, verified, verification_token, verified_at, created_at) VALUES (?, ?, ?, ?, ?, ?)')
         .run(domain.domain, domain.realm_id, domain.verified ? 1 : 0, domain.verification_token, domain.verified_at, domain.created_at);
@@ -141,64 +141,71 @@ export class SystemStore {
   }
 
   /** Marks a domain verified and gives the listed users (who have no home realm) its realm, atomically. */
-  markDomainVerified(domain: string, realmId: string, now: number, homeRealmUserIds: readonly string[]): void {
+  async markDomainVerified(domain: string, realmId: string, now: number, homeRealmUserIds: readonly string[]): Promise<void> {
     this.db.transaction(() => {
       this.db.prepare('UPDATE realm_email_domains SET verified = 1, verified_at = ? WHERE domain = ?').run(now, domain);
       this.assignHomeRealm(homeRealmUserIds, realmId, now);
     })();
   }
 
-  /** Users holding a verified email whose domain part is `domain` (with or without a trailing dot). */
-  listUserIdsWithVerifiedEmailDomain(domain: string): string[] {
-    return this.db
-      .prepare<[string, string], string>(
-        "SELECT DISTINCT user_id FROM user_emails WHERE verified = 1 AND substr(normalized_email, instr(normalized_email, '@') + 1) IN (?, ? || '.') ORDER BY user_id",
+  /**
+   * Users holding a verified email whose domain part matches (`emailHasDomain` decides; the LIKE only
+   * narrows the rows it is asked about).
+   */
+  async listUserIdsWithVerifiedEmailDomain(domain: string): Promise<string[]> {
+    const rows = this.db
+      .prepare<[string], { user_id: string; normalized_email: string }>(
+        "SELECT user_id, normalized_email FROM user_emails WHERE verified = 1 AND normalized_email LIKE ? ESCAPE '\\'",
       )
-      .pluck()
-      .all(domain, domain);
+      .all(`%@${domain.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    return [...new Set(rows.filter((row) => emailHasDomain(row.normalized_email, domain)).map((row) => row.user_id))].sort();
   }
 
+  /** Inside the caller's transaction, so the check and the write see the same row. */
   private assignHomeRealm(userIds: readonly string[], realmId: string, now: number): void {
-    const update = this.db.prepare('UPDATE users SET home_realm_id = ?, updated_at = ? WHERE id = ? AND home_realm_id IS NULL');
-    for (const userId of userIds) update.run(realmId, now, userId);
+    const update = this.db.prepare('UPDATE users SET home_realm_id = ?, updated_at = ? WHERE id = ?');
+    for (const userId of userIds) {
+      const row = this.statements.userById.get(userId);
+      if (row !== undefined && canReceiveHomeRealm(toUser(row))) update.run(realmId, now, userId);
+    }
   }
 
   // --- users, emails, credentials ---
 
-  findUserById(id: string): User | undefined {
+  async findUserById(id: string): Promise<User | undefined> {
     const row = this.statements.userById.get(id);
     return row === undefined ? undefined : toUser(row);
   }
 
-  findUserByUsername(normalizedUsername: string): User | undefined {
+  async findUserByUsername(normalizedUsername: string): Promise<User | undefined> {
     const row = this.statements.userByUsername.get(normalizedUsername);
     return row === undefined ? undefined : toUser(row);
   }
 
   /** Lookup by email considers verified emails only (spec). */
-  findUserByVerifiedEmail(normalizedEmail: string): User | undefined {
+  async findUserByVerifiedEmail(normalizedEmail: string): Promise<User | undefined> {
     const row = this.statements.userByVerifiedEmail.get(normalizedEmail);
     return row === undefined ? undefined : toUser(row);
   }
 
-  findCredential(userId: string, type: string): Credential | undefined {
+  async findCredential(userId: string, type: string): Promise<Credential | undefined> {
     return this.statements.credential.get(userId, type);
   }
 
-  listEmails(userId: string): UserEmail[] {
+  async listEmails(userId: string): Promise<UserEmail[]> {
     return this.statements.emailsOfUser.all(userId).map(toUserEmail);
   }
 
-  findEmail(normalizedEmail: string): UserEmail | undefined {
+  async findEmail(normalizedEmail: string): Promise<UserEmail | undefined> {
     const row = this.statements.emailByNormalized.get(normalizedEmail);
     return row === undefined ? undefined : toUserEmail(row);
   }
 
   /** Creates a user with an optional first email and password, all or nothing. */
-  insertUser(input: NewUser): void {
+  async insertUser(input: NewUser): Promise<void> {
     const { user } = input;
     this.db.transaction(() => {
-      if (this.findUserByUsername(input.normalizedUsername) !== undefined) throw duplicate(`username '${user.username}'`);
+      if (this.statements.userByUsername.get(input.normalizedUsername) !== undefined) throw duplicate(`username '${user.username}'`);
       this.db
         .prepare('INSERT INTO users (id, username, normalized_username, display_name, status, home_realm_id, profile, last_login_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
         .run(user.id, user.username, input.normalizedUsername, user.display_name, user.status, user.home_realm_id, JSON.stringify(user.profile), user.last_login_at, user.created_at, user.updated_at);
@@ -207,27 +214,28 @@ export class SystemStore {
     })();
   }
 
-  updateUser(id: string, patch: { status?: UserStatus; display_name?: string }, now: number): void {
-    const user = this.findUserById(id);
-    if (user === undefined) return;
+  async updateUser(id: string, patch: { status?: UserStatus; display_name?: string }, now: number): Promise<void> {
+    const row = this.statements.userById.get(id);
+    if (row === undefined) return;
+    const user = toUser(row);
     this.db
       .prepare('UPDATE users SET status = ?, display_name = ?, updated_at = ? WHERE id = ?')
       .run(patch.status ?? user.status, patch.display_name ?? user.display_name, now, id);
   }
 
-  recordLogin(userId: string, now: number): void {
+  async recordLogin(userId: string, now: number): Promise<void> {
     this.statements.recordLogin.run(now, userId);
   }
 
   /** Adds an email; a primary one clears the user's other primaries; sets the home realm if given. */
-  insertEmail(email: UserEmail, homeRealmId: string | undefined): void {
+  async insertEmail(email: UserEmail, homeRealmId: string | undefined): Promise<void> {
     this.db.transaction(() => {
       this.insertEmailRow(email);
       if (homeRealmId !== undefined) this.assignHomeRealm([email.user_id], homeRealmId, email.created_at);
     })();
   }
 
-  markEmailVerified(emailId: string, userId: string, now: number, homeRealmId: string | undefined): void {
+  async markEmailVerified(emailId: string, userId: string, now: number, homeRealmId: string | undefined): Promise<void> {
     this.db.transaction(() => {
       this.db.prepare('UPDATE user_emails SET verified = 1, verified_at = ? WHERE id = ?').run(now, emailId);
       if (homeRealmId !== undefined) this.assignHomeRealm([userId], homeRealmId, now);
@@ -235,7 +243,7 @@ export class SystemStore {
   }
 
   private insertEmailRow(email: UserEmail): void {
-    if (this.findEmail(email.normalized_email) !== undefined) throw duplicate(`email '${email.email}'`);
+    if (this.statements.emailByNormalized.get(email.normalized_email) !== undefined) throw duplicate(`email '${email.email}'`);
     if (email.is_primary) this.db.prepare('UPDATE user_emails SET is_primary = 0 WHERE user_id = ?').run(email.user_id);
     this.db
       .prepare('INSERT INTO user_emails (id, user_id, email, normalized_email, verified, is_primary, created_at, verified_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
@@ -243,7 +251,7 @@ export class SystemStore {
   }
 
   /** At most one credential per (user, type): a new one replaces the old secret. */
-  upsertCredential(credential: Credential): void {
+  async upsertCredential(credential: Credential): Promise<void> {
     this.upsertCredentialRow(credential);
   }
 
@@ -253,5 +261,15 @@ export class SystemStore {
         'INSERT INTO credentials (id, user_id, type, secret_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (user_id, type) DO UPDATE SET secret_hash = excluded.secret_hash, updated_at = excluded.updated_at',
       )
       .run(credential.id, credential.user_id, credential.type, credential.secret_hash, credential.created_at, credential.updated_at);
+  }
+
+  // --- sign-in attempt counters (the rules are in domain/attempt-rules.ts) ---
+
+  async reserveAttempts(keys: readonly AttemptKey[], now: number): Promise<AttemptReservation> {
+    return this.attempts.reserve(keys, now);
+  }
+
+  async settleAttempts(settlements: readonly AttemptSettlement[], now: number): Promise<void> {
+    this.attempts.settle(settlements, now);
   }
 }

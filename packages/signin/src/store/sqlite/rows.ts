@@ -5,7 +5,7 @@ import type {
   RealmSettings,
   User,
   UserEmail,
-} from '../domain/types.js';
+} from '../../domain/types.js';
 
 // Conversions between SQLite rows (0/1 booleans, JSON text) and the domain's records.
 
