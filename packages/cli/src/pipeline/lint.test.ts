@@ -20,7 +20,7 @@ const BROKEN = [
   'tasks:', //                 1
   '  build:', //               2
   '    imgae: node:22', //     3
-  '    script: [npm ci]', //   4
+  '    scrpt: [npm ci]', //    4
   '  test:', //                5
   '    image: node:22', //     6
   '    script: npm test', //   7
@@ -57,16 +57,18 @@ describe('conveyor pipeline lint', () => {
     assert.equal(result.code, 1);
     assert.deepEqual(result.stdout.trimEnd().split('\n'), [
       'broken.yml:3:5: tasks.build.imgae: unknown key "imgae"; did you mean "image"?',
-      'broken.yml:2:3: tasks.build.image: required, since the file sets no top-level image',
+      'broken.yml:4:5: tasks.build.scrpt: unknown key "scrpt"; did you mean "script"?',
+      'broken.yml:2:3: tasks.build.script: required',
       'broken.yml:8:5: tasks.test.timeout: must be a whole number of seconds or a duration such as 90s, 30m or 2h, got "soon"',
       'broken.yml:9:20: tasks.test.needs[1]: no task named "pkg" in this file',
     ]);
-    assert.match(result.stderr, /broken\.yml: 4 problems/);
+    assert.match(result.stderr, /broken\.yml: 5 problems/);
     const json = JSON.parse((await lint('broken.yml', '--json')).stdout) as { ok: boolean; problems: { path: string; line: number; column: number }[] };
     assert.equal(json.ok, false);
     assert.deepEqual(json.problems.map((problem) => [problem.path, problem.line, problem.column]), [
       ['tasks.build.imgae', 3, 5],
-      ['tasks.build.image', 2, 3],
+      ['tasks.build.scrpt', 4, 5],
+      ['tasks.build.script', 2, 3],
       ['tasks.test.timeout', 8, 5],
       ['tasks.test.needs[1]', 9, 20],
     ]);
