@@ -16,6 +16,8 @@ database. It takes no arguments; these variables configure it:
   PIPELINE_HEARTBEAT_INTERVAL  10                            seconds between worker heartbeats
   PIPELINE_GIT_TIMEOUT         120                           seconds a git clone or fetch may take
   PIPELINE_LOG_LEVEL           info                          fatal, error, warn, info, debug or silent
+  PIPELINE_REQUEST_TIMEOUT     60                            seconds a request's headers and body may take to arrive
+  PIPELINE_UPLOAD_MIN_RATE     1024                          bytes/s an artifact upload must bring per window
 
 Relative paths are taken from the working directory.
 `;
