@@ -135,9 +135,12 @@ export class Stack {
   }
 
   async cancelJob(project: { id: string; trigger_secret: string }, job: string): Promise<void> {
+    // The body names the job: the signature of an empty body only reads.
+    const body = JSON.stringify({ job });
     const response = await fetch(`${this.url}/api/v1/projects/${project.id}/jobs/${job}/cancel`, {
       method: 'POST',
-      headers: { 'x-hub-signature-256': `sha256=${createHmac('sha256', project.trigger_secret).update('').digest('hex')}` },
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': `sha256=${createHmac('sha256', project.trigger_secret).update(body).digest('hex')}` },
+      body,
     });
     if (response.status !== 200) throw new Error(`cancel failed: ${response.status} ${await response.text()}`);
   }
