@@ -1,15 +1,13 @@
 // The store contract for plain records: projects, variables, workers, jobs as stored, artifacts.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { newId, sha256Hex } from '../ids.js';
+import { sha256Hex } from '../ids.js';
 import type { OpenStore } from './contract.js';
 import {
   addJob,
   addProject,
   addWorker,
   compiledTask,
-  filterFor,
-  leaseFor,
   makeProject,
   makeWorker,
   T0,
