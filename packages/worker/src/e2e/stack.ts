@@ -98,8 +98,17 @@ export class Stack {
     return this.cli('project', 'create', '--name', name, '--repo', repo, '--visibility', 'public');
   }
 
+  /** A secret value comes on standard input, as the CLI requires (never on the command line). */
   async setSecret(project: string, name: string, value: string): Promise<void> {
-    await this.cli('variable', 'set', project, name, value, '--secret');
+    await new Promise<void>((resolve, reject) => {
+      const child = execFile(
+        process.execPath,
+        [CONVEYOR_BIN, 'pipeline', 'admin', 'variable', 'set', project, name, '--secret', '--value-stdin', '--json'],
+        { cwd: this.dir, env: this.env },
+        (error) => (error === null ? resolve() : reject(error)),
+      );
+      child.stdin?.end(`${value}\n`);
+    });
   }
 
   /** Creates a worker token and writes it to a file, as an operator would. */
