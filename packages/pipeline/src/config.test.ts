@@ -16,6 +16,9 @@ describe('readPipelineConfig', () => {
     assert.equal(config.gitTimeoutMs, 120_000);
     assert.equal(config.requestTimeoutMs, 60_000);
     assert.equal(config.uploadMinBytesPerSecond, 1024);
+    assert.equal(config.artifactRetentionSeconds, 30 * 86_400);
+    assert.equal(config.maxArtifactBytes, 10 * 1024 ** 3);
+    assert.equal(config.maxTaskArtifactBytes, 20 * 1024 ** 3);
     assert.ok(Object.isFrozen(config));
   });
   it('reads every variable', () => {
@@ -29,6 +32,9 @@ describe('readPipelineConfig', () => {
       PIPELINE_LOG_LEVEL: 'warn',
       PIPELINE_REQUEST_TIMEOUT: '2',
       PIPELINE_UPLOAD_MIN_RATE: '4096',
+      PIPELINE_ARTIFACT_RETENTION: '12h',
+      PIPELINE_MAX_ARTIFACT_BYTES: '1000',
+      PIPELINE_MAX_TASK_ARTIFACT_BYTES: '5000',
     });
     assert.equal(config.requestTimeoutMs, 2000);
     assert.equal(config.uploadMinBytesPerSecond, 4096);
@@ -37,6 +43,12 @@ describe('readPipelineConfig', () => {
     assert.equal(config.maxLogBytes, 2048);
     assert.equal(config.heartbeatInterval, 2);
     assert.equal(config.gitTimeoutMs, 5000);
+    assert.equal(config.artifactRetentionSeconds, 12 * 3600);
+    assert.equal(config.maxArtifactBytes, 1000);
+    assert.equal(config.maxTaskArtifactBytes, 5000);
+    for (const [written, seconds] of [['30d', 30 * 86_400], ['45m', 2700], ['90s', 90], ['600', 600]] as const) {
+      assert.equal(readPipelineConfig({ PIPELINE_ARTIFACT_RETENTION: written }).artifactRetentionSeconds, seconds, written);
+    }
   });
   it('names the variable when a value is wrong', () => {
     const cases: Record<string, string>[] = [
@@ -49,6 +61,13 @@ describe('readPipelineConfig', () => {
       { PIPELINE_REQUEST_TIMEOUT: '0' },
       { PIPELINE_REQUEST_TIMEOUT: '1.5' },
       { PIPELINE_UPLOAD_MIN_RATE: '0' },
+      { PIPELINE_ARTIFACT_RETENTION: '1w' },
+      { PIPELINE_ARTIFACT_RETENTION: '0' },
+      { PIPELINE_ARTIFACT_RETENTION: '3651d' },
+      { PIPELINE_ARTIFACT_RETENTION: '1.5h' },
+      { PIPELINE_MAX_ARTIFACT_BYTES: '0' },
+      { PIPELINE_MAX_ARTIFACT_BYTES: '10GiB' },
+      { PIPELINE_MAX_TASK_ARTIFACT_BYTES: '-5' },
     ];
     for (const env of cases) {
       const [name] = Object.keys(env);

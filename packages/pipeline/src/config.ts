@@ -1,4 +1,6 @@
 import { resolve } from 'node:path';
+import { parseDurationSeconds } from './pipeline-file/durations.js';
+import { MAX_EXPIRE_IN_SECONDS } from './pipeline-file/limits.js';
 
 /** The pipeline service's configuration, read once from the environment and frozen. */
 export interface PipelineConfig {
@@ -9,6 +11,12 @@ export interface PipelineConfig {
   /** Base of the absolute URLs handed to workers; null means "from the request's Host". */
   publicUrl: string | null;
   maxLogBytes: number;
+  /** Seconds an artifact is kept when the pipeline file gives no `expire_in`. */
+  artifactRetentionSeconds: number;
+  /** Largest artifact file, in bytes (decided from Content-Length before any byte is stored). */
+  maxArtifactBytes: number;
+  /** Largest total of one task attempt's artifacts, in bytes. */
+  maxTaskArtifactBytes: number;
   /** Seconds between worker heartbeats; a task is lost after three missed intervals. */
   heartbeatInterval: number;
   /** Longest a git clone or fetch may take, in milliseconds. */
@@ -51,6 +59,19 @@ function readPublicUrl(env: Env): string | null {
   return raw.replace(/\/+$/, '');
 }
 
+function readDuration(env: Env, name: string, fallbackSeconds: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallbackSeconds;
+  const seconds = parseDurationSeconds(raw);
+  if (seconds === undefined) throw new ConfigError(`${name} must be whole seconds or a duration such as 45m, 12h or 30d, got '${raw}'`);
+  if (seconds < 1 || seconds > MAX_EXPIRE_IN_SECONDS) {
+    throw new ConfigError(`${name} must be between 1 second and ${MAX_EXPIRE_IN_SECONDS / 86_400}d, got '${raw}'`);
+  }
+  return seconds;
+}
+
+const GIB = 1024 * 1024 * 1024;
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'silent'] as const;
 
 export function readPipelineConfig(env: Env = process.env): PipelineConfig {
@@ -65,6 +86,9 @@ export function readPipelineConfig(env: Env = process.env): PipelineConfig {
     host: env.PIPELINE_HOST || '127.0.0.1',
     publicUrl: readPublicUrl(env),
     maxLogBytes: readInteger(env, 'PIPELINE_MAX_LOG_BYTES', 64 * 1024 * 1024, 1024, 2 ** 40),
+    artifactRetentionSeconds: readDuration(env, 'PIPELINE_ARTIFACT_RETENTION', 30 * 86_400),
+    maxArtifactBytes: readInteger(env, 'PIPELINE_MAX_ARTIFACT_BYTES', 10 * GIB, 1, Number.MAX_SAFE_INTEGER),
+    maxTaskArtifactBytes: readInteger(env, 'PIPELINE_MAX_TASK_ARTIFACT_BYTES', 20 * GIB, 1, Number.MAX_SAFE_INTEGER),
     heartbeatInterval: readInteger(env, 'PIPELINE_HEARTBEAT_INTERVAL', 10, 1, 3600),
     gitTimeoutMs: readInteger(env, 'PIPELINE_GIT_TIMEOUT', 120, 1, 3600) * 1000,
     logLevel: logLevel as PipelineConfig['logLevel'],

@@ -3,6 +3,7 @@ import { buildApp } from './app.js';
 import { createFsBlobStore, removeUnfinishedPuts } from './blobs/fs/index.js';
 import { systemClock, type Clock } from './clock.js';
 import type { PipelineConfig } from './config.js';
+import { removeExpiredArtifacts, removeUnsettledArtifacts } from './domain/artifacts.js';
 import type { PipelineDeps } from './domain/deps.js';
 import { WorkSignal } from './domain/work-signal.js';
 import { reapExpiredTasks } from './domain/worker-protocol.js';
@@ -11,6 +12,8 @@ import { openSqliteStore } from './store/sqlite/index.js';
 
 /** How often held tasks are checked for lapsed leases and deadlines. */
 const SWEEP_INTERVAL_MS = 1000;
+/** How often expired artifacts are removed: expiry is in days, and readers never see an expired one anyway. */
+const ARTIFACT_SWEEP_INTERVAL_MS = 60_000;
 
 /** Opens the store and repositories: everything the domain needs, for the server or the admin CLI. */
 export function openPipeline(config: PipelineConfig, clock: Clock = systemClock): PipelineDeps {
@@ -33,8 +36,10 @@ export interface RunningServer {
 
 export async function startPipelineServer(config: PipelineConfig, clock: Clock = systemClock): Promise<RunningServer> {
   const deps = openPipeline(config, clock);
-  // Uploads cut off by a crash left their unfinished files; none of them was ever recorded.
+  // Uploads cut off by a crash left unfinished files and pending records; nothing else is writing yet.
   await removeUnfinishedPuts(config.dataPath);
+  await removeUnsettledArtifacts(deps);
+  await removeExpiredArtifacts(deps);
   const shutdown = new AbortController();
   const app = await buildApp(deps, { shutdown: shutdown.signal });
   const address = await app.listen({ port: config.port, host: config.host });
@@ -42,6 +47,14 @@ export async function startPipelineServer(config: PipelineConfig, clock: Clock =
     reapExpiredTasks(deps).catch((error: unknown) => app.log.error({ err: error }, 'sweep failed'));
   }, SWEEP_INTERVAL_MS);
   sweeper.unref();
+  let artifactSweep: Promise<unknown> | null = null;
+  const artifactSweeper = setInterval(() => {
+    // One sweep at a time: a long one (a mass expiry) must not be joined by the next.
+    artifactSweep ??= removeExpiredArtifacts(deps)
+      .catch((error: unknown) => app.log.error({ err: error }, 'artifact expiry sweep failed'))
+      .finally(() => (artifactSweep = null));
+  }, ARTIFACT_SWEEP_INTERVAL_MS);
+  artifactSweeper.unref();
   let stopping: Promise<void> | null = null;
   return {
     app,
@@ -49,6 +62,8 @@ export async function startPipelineServer(config: PipelineConfig, clock: Clock =
     stop() {
       stopping ??= (async () => {
         clearInterval(sweeper);
+        clearInterval(artifactSweeper);
+        await artifactSweep;
         shutdown.abort();
         await app.close();
         await deps.store.close();

@@ -21,3 +21,12 @@ describe('sanitizeArtifactPath', () => {
     }
   });
 });
+
+describe('sanitizeArtifactPath with secrets', () => {
+  it('masks secret values after decoding and before splitting, longest first', () => {
+    assert.equal(sanitizeArtifactPath('out/hunter22-x/log.txt', ['hunter22']), 'out/***-x/log.txt');
+    assert.equal(sanitizeArtifactPath('out/%68unter22.txt', ['hunter22']), 'out/***.txt', 'percent-encoded');
+    assert.equal(sanitizeArtifactPath('a/sec/ret99/b', ['sec/ret99']), 'a/***/b', 'a secret holding a slash');
+    assert.equal(sanitizeArtifactPath('abcdefgh-long.txt', ['abcdefgh', 'abcdefgh-long']), '***.txt');
+  });
+});

@@ -1,15 +1,18 @@
+import { maskSecrets } from './masking.js';
+
 /** Longest stored artifact path, in characters. */
 export const MAX_ARTIFACT_PATH_LENGTH = 1024;
 
 /**
- * Turns the worker's `X-Artifact-Path` into the stored path: percent-decoded, split on `/` and `\`,
- * with empty, `.` and `..` segments dropped (traversal is stripped, not honoured). Null when nothing
- * usable is left or the value is malformed.
+ * Turns the worker's `X-Artifact-Path` into the stored path: percent-decoded, secret values masked,
+ * split on `/` and `\`, with empty, `.` and `..` segments dropped (traversal is stripped, not
+ * honoured). Null when nothing usable is left or the value is malformed. Secrets are masked before the
+ * split, so a secret holding a slash is still masked whole.
  */
-export function sanitizeArtifactPath(raw: string): string | null {
+export function sanitizeArtifactPath(raw: string, secrets: readonly string[] = []): string | null {
   let decoded: string;
   try {
-    decoded = decodeURIComponent(raw);
+    decoded = maskSecrets(decodeURIComponent(raw), secrets);
   } catch {
     return null;
   }

@@ -1,6 +1,7 @@
 import type { ClaimRequest, ClaimedTask, CompleteRequest, TaskEndpoints } from '@conveyor/protocol';
 import type { Job, Task, TaskTransition, Worker } from '../store/types.js';
 import type { PipelineDeps } from './deps.js';
+import { maskSecrets, readSecretValues } from './masking.js';
 
 /** Longest a claim may be held open waiting for work. */
 export const MAX_CLAIM_WAIT_SECONDS = 60;
@@ -94,7 +95,8 @@ export async function claimTask(
       { arches: request.arches, features: request.features, ownerUserId: worker.ownerUserId },
       {
         workerId: worker.id,
-        workerName: request.name,
+        // The registered name, never the claim's own word for it: the read shows who really ran the task.
+        workerName: worker.name,
         now: deps.clock.now(),
         leaseMs: leaseMs(deps),
         timeoutGraceMs: deps.config.heartbeatInterval * 1000,
@@ -126,10 +128,14 @@ export async function completeTask(
   taskId: string,
   report: CompleteRequest,
 ): Promise<Task | null> {
+  const held = await findHeldTask(deps, worker, taskId);
+  if (held === null) return null;
+  // The worker's error text is shown to every reader of the task: no secret value may survive in it.
+  const error = report.error === undefined || report.error === null ? null : maskSecrets(report.error, await readSecretValues(deps, held.projectId));
   const transition = await deps.store.completeTask(
     taskId,
     worker.id,
-    { success: report.success, exitCode: report.exit_code, error: report.error ?? null },
+    { success: report.success, exitCode: report.exit_code, error },
     deps.clock.now(),
   );
   if (transition === null) return null;

@@ -90,7 +90,7 @@ describe('request timeouts (PIPELINE_REQUEST_TIMEOUT)', () => {
     // One window of LIMIT_MS, checked at its end.
     assert.ok(outcome.elapsedMs < 2 * LIMIT_MS + 1000, `closed after ${outcome.elapsedMs} ms`);
     assert.match(outcome.answer, /^HTTP\/1\.1 408 /);
-    assert.deepEqual(await service.deps.store.listArtifacts(task.id), []);
+    assert.deepEqual(await service.deps.store.listArtifacts(task.id, task.attempt), []);
     for (let waited = 0; waited < 3000 && leftovers(service).length > 0; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
     assert.deepEqual(leftovers(service), []);
   });

@@ -40,6 +40,7 @@ function buildVariant(
       command: [...service.command],
     })),
     artifactPaths: [...task.artifacts],
+    artifactExpireIn: task.artifactExpireIn,
     workdir: task.workdir,
     timeout: task.timeout,
     maxAttempts: task.retries + 1,

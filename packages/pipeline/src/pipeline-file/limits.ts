@@ -17,6 +17,8 @@ export const MAX_PROBLEMS = 500;
 
 export const MAX_RETRIES = 10;
 export const MAX_TIMEOUT_SECONDS = 24 * 60 * 60;
+/** Longest `artifacts: {expire_in}`: ten years. */
+export const MAX_EXPIRE_IN_SECONDS = 3650 * 24 * 60 * 60;
 
 export const DEFAULT_ARCH = 'amd64';
 export const DEFAULT_WORKDIR = '/workspace';

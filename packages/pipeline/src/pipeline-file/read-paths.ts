@@ -1,11 +1,37 @@
 import { findGlobFlaw } from './check-glob.js';
+import { readExpireIn } from './durations.js';
 import { DEFAULT_WORKDIR } from './limits.js';
-import { indexPath } from './problems.js';
+import { indexPath, joinPath } from './problems.js';
 import type { ProblemList } from './problems.js';
-import { readString, readStringList } from './read-values.js';
+import { isYamlMap, readString, readStringList } from './read-values.js';
+import { reportUnknownKey } from './report-unknown-key.js';
 
-/** Reads `artifacts`: globs relative to the workdir that cannot point outside it. */
-export function readArtifacts(value: unknown, path: string, problems: ProblemList): string[] {
+export const ARTIFACT_KEYS = ['paths', 'expire_in'] as const;
+
+/** What `artifacts` says: the globs, and how long the files are kept (seconds; null for the service's retention). */
+export interface ArtifactSpec {
+  paths: string[];
+  expireIn: number | null;
+}
+
+/**
+ * Reads `artifacts`: a list of globs, or a map `{paths: [globs], expire_in: <duration>}`. Globs are
+ * relative to the workdir and cannot point outside it.
+ */
+export function readArtifacts(value: unknown, path: string, problems: ProblemList): ArtifactSpec {
+  if (!isYamlMap(value)) return { paths: readGlobs(value, path, problems), expireIn: null };
+  const spec: ArtifactSpec = { paths: [], expireIn: null };
+  for (const [key, raw] of value) {
+    const keyPath = joinPath(path, key);
+    if (key === 'paths') spec.paths = readGlobs(raw, keyPath, problems);
+    else if (key === 'expire_in') spec.expireIn = readExpireIn(raw, keyPath, problems) ?? null;
+    else reportUnknownKey(keyPath, key, ARTIFACT_KEYS, problems);
+  }
+  if (!value.has('paths')) problems.add(joinPath(path, 'paths'), 'required: the globs of the files to keep');
+  return spec;
+}
+
+function readGlobs(value: unknown, path: string, problems: ProblemList): string[] {
   if (!Array.isArray(value)) return readStringList(value, path, problems);
   const globs: string[] = [];
   value.forEach((entry: unknown, index) => {

@@ -192,6 +192,31 @@ describe('task keys', () => {
     it('refuses a value that is not a list', () => {
       assertOneProblem(withTask('artifacts: "dist/*"'), 'tasks.t.artifacts', /must be a list of strings, got a string/);
     });
+
+    it('takes a map of paths and expire_in; the list form leaves the expiry to the service', () => {
+      const task = compileOne('artifacts: {paths: ["dist/*"], expire_in: 7d}');
+      assert.deepEqual([task.artifactPaths, task.artifactExpireIn], [['dist/*'], 7 * 86_400]);
+      assert.equal(compileOne('artifacts: ["dist/*"]').artifactExpireIn, null);
+      assert.equal(compileOne('artifacts: {paths: ["dist/*"]}').artifactExpireIn, null);
+      for (const [written, seconds] of [['90', 90], ['90s', 90], ['45m', 2700], ['12h', 43_200], ['3650d', 3650 * 86_400]] as const) {
+        assert.equal(compileOne(`artifacts: {paths: [a], expire_in: ${written}}`).artifactExpireIn, seconds, written);
+      }
+    });
+
+    it('refuses a map without paths, unknown keys, wrong globs and wrong durations', () => {
+      assertOneProblem(withTask('artifacts: {expire_in: 1d}'), 'tasks.t.artifacts.paths', /required/);
+      const unknown = assertProblemPaths(withTask('artifacts: {paths: [a], expires_in: 1d}'), ['tasks.t.artifacts.expires_in']);
+      assert.match(unknown[0]?.message ?? '', /did you mean "expire_in"\?/);
+      assertOneProblem(withTask('artifacts: {paths: ["/abs"]}'), 'tasks.t.artifacts.paths[0]', /absolute/);
+      assertOneProblem(withTask('artifacts: {paths: "dist/*"}'), 'tasks.t.artifacts.paths', /must be a list of strings/);
+      for (const bad of ['1w', '"1.5d"', '0', '0d', '3651d', '-1', 'never', '[1d]']) {
+        assertOneProblem(withTask(`artifacts: {paths: [a], expire_in: ${bad}}`), 'tasks.t.artifacts.expire_in', /must be/);
+      }
+    });
+
+    it('still refuses days in timeout', () => {
+      assertOneProblem(withTask('timeout: 1d'), 'tasks.t.timeout', /duration such as 90s, 30m or 2h/);
+    });
   });
 
   describe('workdir', () => {

@@ -34,6 +34,8 @@ export interface TaskSpec {
   requires: string[];
   services: ServiceTemplate[];
   artifacts: string[];
+  /** `artifacts: {expire_in}` in seconds; null for the service's retention. */
+  artifactExpireIn: number | null;
   workdir: string;
   timeout: number;
   retries: number;
@@ -94,7 +96,7 @@ export function readTask(baseName: string, value: unknown, path: string, context
         task.services = readServices(raw, keyPath, problems);
         break;
       case 'artifacts':
-        task.artifacts = readArtifacts(raw, keyPath, problems);
+        ({ paths: task.artifacts, expireIn: task.artifactExpireIn } = readArtifacts(raw, keyPath, problems));
         break;
       case 'workdir':
         task.workdir = readWorkdir(raw, keyPath, problems);
@@ -128,6 +130,7 @@ function createDefaultTask(baseName: string, context: TaskContext): TaskSpec {
     requires: [],
     services: [],
     artifacts: [],
+    artifactExpireIn: null,
     workdir: DEFAULT_WORKDIR,
     timeout: DEFAULT_TIMEOUT_SECONDS,
     retries: 0,

@@ -20,6 +20,8 @@ export interface CompiledTask {
   requires: string[];
   services: ServiceSpec[];
   artifactPaths: string[];
+  /** `artifacts: {expire_in}` in seconds; null when the file leaves it to the service's retention. */
+  artifactExpireIn: number | null;
   workdir: string;
   /** Seconds. */
   timeout: number;

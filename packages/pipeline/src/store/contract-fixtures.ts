@@ -60,6 +60,7 @@ export function compiledTask(name: string, overrides: Partial<CompiledTask> = {}
     requires: [],
     services: [],
     artifactPaths: [],
+    artifactExpireIn: null,
     workdir: '/src',
     timeout: 600,
     maxAttempts: 1,

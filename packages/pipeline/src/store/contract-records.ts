@@ -1,21 +1,19 @@
 // The store contract for plain records: projects, variables, workers, jobs as stored, artifacts.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { newId, sha256Hex } from '../ids.js';
+import { sha256Hex } from '../ids.js';
 import type { OpenStore } from './contract.js';
 import {
   addJob,
   addProject,
   addWorker,
   compiledTask,
-  filterFor,
-  leaseFor,
   makeProject,
   makeWorker,
   T0,
   withStore,
 } from './contract-fixtures.js';
-import { DuplicateError, type StoredArtifact } from './types.js';
+import { DuplicateError } from './types.js';
 
 export function registerRecordContract(openStore: OpenStore): void {
   describe('projects and variables', () => {
@@ -114,6 +112,7 @@ export function registerRecordContract(openStore: OpenStore): void {
             requires: ['docker'],
             services: [{ name: 'db', image: 'postgres:16', env: { A: '1' }, command: [] }],
             artifactPaths: ['dist/**'],
+            artifactExpireIn: 7 * 86_400,
             matrix: { os: 'linux' },
             maxAttempts: 3,
             allowFailure: true,
@@ -136,9 +135,9 @@ export function registerRecordContract(openStore: OpenStore): void {
         );
         const [build] = stored;
         assert.ok(build !== undefined);
-        const { name, baseName, image, script, env, arch, requires, services, artifactPaths, workdir, timeout, maxAttempts, allowFailure, needs, matrix } = build;
+        const { name, baseName, image, script, env, arch, requires, services, artifactPaths, artifactExpireIn, workdir, timeout, maxAttempts, allowFailure, needs, matrix } = build;
         assert.deepEqual(
-          { name, baseName, image, script, env, arch, requires, services, artifactPaths, workdir, timeout, maxAttempts, allowFailure, needs, matrix },
+          { name, baseName, image, script, env, arch, requires, services, artifactPaths, artifactExpireIn, workdir, timeout, maxAttempts, allowFailure, needs, matrix },
           tasks[0],
         );
         assert.deepEqual(await store.getTask(build.id), build);
@@ -149,50 +148,6 @@ export function registerRecordContract(openStore: OpenStore): void {
         const project = await addProject(store, 'busy');
         const jobs = await Promise.all(Array.from({ length: 16 }, () => addJob(store, project, [compiledTask('a')])));
         assert.deepEqual(jobs.map((job) => job.number).sort((a, b) => a - b), Array.from({ length: 16 }, (_, index) => index + 1));
-      }));
-  });
-
-  describe('artifacts', () => {
-    const artifactOf = (taskId: string, path: string, size: number): StoredArtifact => ({
-      id: newId(),
-      taskId,
-      path,
-      size,
-      sha256: String(size).padStart(64, '0'),
-      createdAt: T0,
-      expiresAt: null,
-    });
-
-    it('stores artifacts of a held task, replaces by path and lists by path', () =>
-      withStore(openStore, async (store) => {
-        const project = await addProject(store, 'files');
-        await addJob(store, project, [compiledTask('build')]);
-        const { worker } = await addWorker(store, 'w');
-        const task = await store.claimNextTask(filterFor(), leaseFor(worker));
-        assert.ok(task !== null);
-        const first = artifactOf(task.id, 'dist/z.txt', 1);
-        assert.deepEqual(await store.putArtifact(first, worker.id), { stored: true, replaced: null });
-        const other = artifactOf(task.id, 'dist/a.txt', 2);
-        await store.putArtifact(other, worker.id);
-        const replacement = artifactOf(task.id, 'dist/z.txt', 3);
-        assert.deepEqual(await store.putArtifact(replacement, worker.id), { stored: true, replaced: first });
-        assert.deepEqual(await store.listArtifacts(task.id), [other, replacement]);
-        assert.deepEqual(await store.getArtifact(replacement.id), replacement);
-        assert.equal(await store.getArtifact(first.id), null);
-      }));
-
-    it('stores nothing for a worker that does not hold the task', () =>
-      withStore(openStore, async (store) => {
-        const project = await addProject(store, 'held');
-        await addJob(store, project, [compiledTask('build')]);
-        const { worker } = await addWorker(store, 'holder');
-        const { worker: stranger } = await addWorker(store, 'stranger');
-        const task = await store.claimNextTask(filterFor(), leaseFor(worker));
-        assert.ok(task !== null);
-        assert.deepEqual(await store.putArtifact(artifactOf(task.id, 'x', 1), stranger.id), { stored: false, replaced: null });
-        await store.completeTask(task.id, worker.id, { success: true, exitCode: 0, error: null }, T0 + 1);
-        assert.deepEqual(await store.putArtifact(artifactOf(task.id, 'y', 1), worker.id), { stored: false, replaced: null });
-        assert.deepEqual(await store.listArtifacts(task.id), []);
       }));
   });
 }

@@ -6,6 +6,7 @@
 // connection pool); the SQLite store runs each call to completion, and its cross-request behaviour is
 // also covered over HTTP (http/routes/claim-concurrency.test.ts).
 import { describe } from 'node:test';
+import { registerArtifactContract } from './contract-artifacts.js';
 import { registerRecordContract } from './contract-records.js';
 import { registerSchedulingContract } from './contract-scheduling.js';
 import type { PipelineStore } from './types.js';
@@ -23,5 +24,6 @@ export function runStoreContract(name: string, openStore: OpenStore): void {
   describe(`PipelineStore contract: ${name}`, () => {
     registerRecordContract(openStore);
     registerSchedulingContract(openStore);
+    registerArtifactContract(openStore);
   });
 }

@@ -104,4 +104,30 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX tasks_blocked ON tasks (job_id) WHERE state = 'blocked';
   `,
+  // Artifacts belong to an attempt, and a row is written before its bytes ('pending') and marked
+  // 'deleting' before they are removed, so a crash leaves a row the start-up sweep can finish, never a
+  // file nobody knows of. Rows from before this step belong to their task's attempt at the time.
+  `
+  ALTER TABLE tasks ADD COLUMN artifact_expire_in INTEGER;
+  CREATE TABLE artifacts_by_attempt (
+    id TEXT PRIMARY KEY,
+    task_id TEXT NOT NULL REFERENCES tasks(id),
+    attempt INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('pending', 'stored', 'deleting')),
+    size INTEGER NOT NULL,
+    sha256 TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER
+  );
+  INSERT INTO artifacts_by_attempt (id, task_id, attempt, path, state, size, sha256, created_at, expires_at)
+    SELECT a.id, a.task_id, MAX(t.attempt, 1), a.path, 'stored', a.size, a.sha256, a.created_at, a.expires_at
+    FROM artifacts a JOIN tasks t ON t.id = a.task_id;
+  DROP TABLE artifacts;
+  ALTER TABLE artifacts_by_attempt RENAME TO artifacts;
+  CREATE UNIQUE INDEX artifacts_stored_path ON artifacts (task_id, attempt, path) WHERE state = 'stored';
+  CREATE INDEX artifacts_of_attempt ON artifacts (task_id, attempt);
+  CREATE INDEX artifacts_unsettled ON artifacts (state) WHERE state <> 'stored';
+  CREATE INDEX artifacts_expiry ON artifacts (expires_at) WHERE state = 'stored';
+  `,
 ];

@@ -61,6 +61,8 @@ export interface Task {
   services: ServiceSpec[];
   requires: string[];
   artifactPaths: string[];
+  /** Seconds the pipeline file keeps this task's artifacts (`artifacts: {expire_in}`); null for the service's retention. */
+  artifactExpireIn: number | null;
   workdir: string;
   timeout: number;
   attempt: number;
@@ -83,7 +85,34 @@ export interface Task {
 export interface StoredArtifact {
   id: string;
   taskId: string;
+  /** The attempt that uploaded it; the task read lists the current attempt's artifacts. */
+  attempt: number;
   path: string;
+  size: number;
+  sha256: string;
+  createdAt: number;
+  expiresAt: number | null;
+}
+
+/** An upload about to be streamed: recorded (as pending) before any byte is written. */
+export interface ArtifactReservation {
+  id: string;
+  taskId: string;
+  attempt: number;
+  path: string;
+  /** The declared length: it counts against the attempt's total until the upload settles. */
+  size: number;
+  createdAt: number;
+}
+
+export type ArtifactReservationResult =
+  | { kind: 'reserved' }
+  | { kind: 'not-held' }
+  /** The attempt's artifacts (stored and in flight, the same path's stored one excepted) plus this one pass the cap. */
+  | { kind: 'over-limit'; storedBytes: number };
+
+/** What the bytes turned out to be, once they are in the blob store under the reservation's id. */
+export interface ArtifactCompletion {
   size: number;
   sha256: string;
   createdAt: number;
@@ -222,14 +251,33 @@ export interface PipelineStore {
   setLogSize(taskId: string, workerId: string, attempt: number, expectedSize: number, size: number): Promise<boolean>;
 
   /**
-   * Atomic: stores an artifact of a task the worker holds, replacing the task's artifact of the same
-   * path; returns the replaced one (its bytes are the caller's to delete). `stored` is false when the
-   * worker does not hold the task, and then nothing changes.
+   * Atomic: records a pending artifact of a task the worker holds at `reservation.attempt`, before its
+   * bytes are written, unless the attempt's artifacts would then pass `maxTaskBytes`: the sizes of its
+   * stored and pending artifacts, less a stored one of the same path (an upload replaces it), plus
+   * this one. Otherwise nothing changes. A pending artifact is invisible to reads.
    */
-  putArtifact(artifact: StoredArtifact, workerId: string): Promise<{ stored: boolean; replaced: StoredArtifact | null }>;
-  /** By path. */
-  listArtifacts(taskId: string): Promise<StoredArtifact[]>;
+  reserveArtifact(reservation: ArtifactReservation, workerId: string, maxTaskBytes: number): Promise<ArtifactReservationResult>;
+  /**
+   * Atomic: turns a pending artifact into a stored one if the worker still holds its task at its
+   * attempt, and marks the attempt's stored artifact of the same path 'deleting' and returns it as
+   * `replaced` (its bytes, then its record, are the caller's to remove). Otherwise marks the pending
+   * one 'deleting' and answers `artifact: null`. Null artifact and replaced for an unknown id.
+   */
+  commitArtifact(id: string, workerId: string, completion: ArtifactCompletion): Promise<{ artifact: StoredArtifact | null; replaced: StoredArtifact | null }>;
+  /** Removes an artifact's record in any state; the caller removed its bytes first. */
+  removeArtifactRecord(id: string): Promise<void>;
+  /** The stored artifacts of one attempt of a task, by path. */
+  listArtifacts(taskId: string, attempt: number): Promise<StoredArtifact[]>;
+  /** A stored artifact (never a pending or deleting one). */
   getArtifact(id: string): Promise<StoredArtifact | null>;
+  /** Ids of artifacts pending or being deleted: after a crash, those whose bytes may be half there. */
+  listUnsettledArtifacts(): Promise<string[]>;
+  /** Whether any record (in any state) has this id; a file without one is an orphan. */
+  hasArtifactRecord(id: string): Promise<boolean>;
+  /** Up to `limit` stored artifacts whose `expiresAt` is at or before `now`, oldest expiry first. */
+  listExpiredArtifacts(now: number, limit: number): Promise<StoredArtifact[]>;
+  /** Gives stored artifacts without an expiry (recorded before retention existed) `createdAt + retentionMs`; returns how many. */
+  assignMissingArtifactExpiry(retentionMs: number): Promise<number>;
 
   close(): Promise<void>;
 }

@@ -98,8 +98,17 @@ export class Stack {
     return this.cli('project', 'create', '--name', name, '--repo', repo, '--visibility', 'public');
   }
 
+  /** A secret value comes on standard input, as the CLI requires (never on the command line). */
   async setSecret(project: string, name: string, value: string): Promise<void> {
-    await this.cli('variable', 'set', project, name, value, '--secret');
+    await new Promise<void>((resolve, reject) => {
+      const child = execFile(
+        process.execPath,
+        [CONVEYOR_BIN, 'pipeline', 'admin', 'variable', 'set', project, name, '--secret', '--value-stdin', '--json'],
+        { cwd: this.dir, env: this.env },
+        (error) => (error === null ? resolve() : reject(error)),
+      );
+      child.stdin?.end(`${value}\n`);
+    });
   }
 
   /** Creates a worker token and writes it to a file, as an operator would. */
@@ -144,9 +153,12 @@ export class Stack {
   }
 
   async cancelJob(project: { id: string; trigger_secret: string }, job: string): Promise<void> {
+    // The body names the job: the signature of an empty body only reads.
+    const body = JSON.stringify({ job });
     const response = await fetch(`${this.url}/api/v1/projects/${project.id}/jobs/${job}/cancel`, {
       method: 'POST',
-      headers: { 'x-hub-signature-256': `sha256=${createHmac('sha256', project.trigger_secret).update('').digest('hex')}` },
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': `sha256=${createHmac('sha256', project.trigger_secret).update(body).digest('hex')}` },
+      body,
     });
     if (response.status !== 200) throw new Error(`cancel failed: ${response.status} ${await response.text()}`);
   }

@@ -99,10 +99,10 @@ describe('artifact upload and download', () => {
   it('replaces an earlier upload of the same path', async () => {
     await upload('dist/same.txt', Buffer.from('first'));
     const second = (await (await upload('dist/same.txt', Buffer.from('second!'))).json()) as { url: string };
-    const stored = (await service.deps.store.listArtifacts(task.id)).filter((a) => a.path === 'dist/same.txt');
+    const stored = (await service.deps.store.listArtifacts(task.id, 1)).filter((a) => a.path === 'dist/same.txt');
     assert.equal(stored.length, 1);
     assert.equal(await (await fetch(second.url)).text(), 'second!');
-    assert.equal(readdirSync(join(service.deps.config.dataPath, 'artifacts')).length, (await service.deps.store.listArtifacts(task.id)).length);
+    assert.equal(readdirSync(join(service.deps.config.dataPath, 'artifacts')).length, (await service.deps.store.listArtifacts(task.id, 1)).length);
   });
 
   it('strips traversal from the path instead of honouring it', async () => {
@@ -119,15 +119,15 @@ describe('artifact upload and download', () => {
       assert.equal(((await response.json()) as { path: string }).path, stored, given);
     }
     for (const bad of ['', '../..', '/', 'bad%ZZ', 'new%0Aline']) {
-      const before = (await service.deps.store.listArtifacts(task.id)).length;
+      const before = (await service.deps.store.listArtifacts(task.id, 1)).length;
       const response = await upload(bad, Buffer.from('x'));
       assert.equal(response.status, 400, JSON.stringify(bad));
-      assert.equal((await service.deps.store.listArtifacts(task.id)).length, before);
+      assert.equal((await service.deps.store.listArtifacts(task.id, 1)).length, before);
     }
   });
 
   it('requires Content-Length (411) and rejects a body that ends short or runs long, leaving nothing', async () => {
-    const before = (await service.deps.store.listArtifacts(task.id)).length;
+    const before = (await service.deps.store.listArtifacts(task.id, 1)).length;
     const path = new URL(task.endpoints.artifact).pathname;
     const chunked = await new Promise<number>((resolve, reject) => {
       const req = httpRequest(task.endpoints.artifact, {
@@ -149,9 +149,9 @@ describe('artifact upload and download', () => {
     const long = await sendRaw(head(10, 'long.bin'), Buffer.from('0123456789 and then some more bytes'), false);
     assert.match(long, /HTTP\/1\.1 400/);
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const paths = (await service.deps.store.listArtifacts(task.id)).map((a) => a.path);
+    const paths = (await service.deps.store.listArtifacts(task.id, 1)).map((a) => a.path);
     assert.ok(!paths.includes('short.bin') && !paths.includes('long.bin') && !paths.includes('chunked.bin'), paths.join());
-    assert.equal((await service.deps.store.listArtifacts(task.id)).length, before);
+    assert.equal((await service.deps.store.listArtifacts(task.id, 1)).length, before);
     assert.deepEqual(leftovers(), []);
   });
 
@@ -166,19 +166,19 @@ describe('artifact upload and download', () => {
     assert.equal(artifact.sha256, createHash('sha256').update(bytes).digest('hex'));
     assert.ok(Buffer.from(await (await fetch(artifact.url)).arrayBuffer()).equals(bytes));
 
-    const before = (await service.deps.store.listArtifacts(task.id)).length;
+    const before = (await service.deps.store.listArtifacts(task.id, 1)).length;
     const path = new URL(task.endpoints.artifact).pathname;
     await sendRaw(rawHead(path, THREAD_SINK_BYTES * 2, 'big-short.bin'), bytes, true);
     const long = await sendRaw(rawHead(path, THREAD_SINK_BYTES, 'big-long.bin'), bytes, false);
     assert.match(long, /HTTP\/1\.1 400/);
     assert.deepEqual(await untilNoLeftovers(), []);
-    const paths = (await service.deps.store.listArtifacts(task.id)).map((a) => a.path);
+    const paths = (await service.deps.store.listArtifacts(task.id, 1)).map((a) => a.path);
     assert.ok(!paths.includes('big-short.bin') && !paths.includes('big-long.bin'), paths.join());
-    assert.equal((await service.deps.store.listArtifacts(task.id)).length, before);
+    assert.equal((await service.deps.store.listArtifacts(task.id, 1)).length, before);
   });
 
   it('checks visibility on every download, and that project, job, task and artifact agree', async () => {
-    const [artifact] = await service.deps.store.listArtifacts(task.id);
+    const [artifact] = await service.deps.store.listArtifacts(task.id, 1);
     assert.ok(artifact);
     const url = (project: string, job: string, taskId: string, id: string) => `/api/v1/projects/${project}/jobs/${job}/tasks/${taskId}/artifacts/${id}`;
     assert.equal((await service.call('GET', url('open', jobId, task.id, artifact.id))).status, 200, 'by project name too');

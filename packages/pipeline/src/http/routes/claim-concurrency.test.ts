@@ -59,7 +59,7 @@ describe('claiming under concurrency, and the long poll', () => {
     assert.equal(new Set(seen).size, 500, 'every task exactly once');
     const tasks = await service.deps.store.listTasksOfJob(body.job_id);
     assert.ok(tasks.every((task) => task.state === 'running' && task.attempt === 1));
-    await service.call('POST', `/api/v1/projects/demo/jobs/${body.job_id}/cancel`, { secret: demo.secret });
+    await service.call('POST', `/api/v1/projects/demo/jobs/${body.job_id}/cancel`, { body: { job: body.job_id }, secret: demo.secret });
   });
 
   it('holds a claim with ?wait=N until work arrives', async () => {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { artifactKey } from '../../domain/artifacts.js';
+import { artifactKey, chooseArtifactAttempt, isArtifactLive, listLiveArtifacts } from '../../domain/artifacts.js';
 import { chooseLogAttempt, logKey } from '../../domain/logs.js';
 import { ServiceError } from '../../errors.js';
 import type { Job, Project, Task } from '../../store/types.js';
@@ -13,6 +13,7 @@ const hidden = (): ServiceError => new ServiceError(404, 'not found');
 
 type JobParams = { project: string; job: string };
 type TaskParams = JobParams & { task: string };
+type AttemptQuery = { attempt?: string };
 
 /** Resolves project, job and task from the path; all must agree, and the reader must be allowed. */
 async function loadJobForReader(context: HttpContext, request: FastifyRequest<{ Params: JobParams }>, allowed: (reader: Reader, project: Project) => boolean) {
@@ -32,9 +33,12 @@ async function loadTaskOfJob(context: HttpContext, job: Job, taskId: string): Pr
   return task;
 }
 
-async function presentTaskRead(context: HttpContext, request: FastifyRequest, task: Task, job: Job, project: Project) {
+/** The task with one attempt's artifacts: the current attempt's, or `?attempt=N`'s (404 for one that never was). */
+async function presentTaskRead(context: HttpContext, request: FastifyRequest<{ Querystring: AttemptQuery }>, task: Task, job: Job, project: Project) {
+  const attempt = chooseArtifactAttempt(task, parseAttempt(request.query.attempt));
+  if (attempt === null) throw hidden();
   const base = baseUrlOf(request, context.deps.config.publicUrl);
-  const artifacts = (await context.deps.store.listArtifacts(task.id)).map((artifact) => presentArtifact(artifact, artifactUrl(base, project, job, artifact)));
+  const artifacts = (await listLiveArtifacts(context.deps, task, attempt)).map((artifact) => presentArtifact(artifact, artifactUrl(base, project, job, artifact)));
   return { task: presentTask(task, job, project), artifacts };
 }
 
@@ -52,7 +56,7 @@ export function registerReadRoutes(app: FastifyInstance, context: HttpContext): 
     return { job: presentJob(job, project), tasks: (await store.listTasksOfJob(job.id)).map(presentTaskSummary) };
   });
 
-  app.get<{ Params: { task: string } }>('/api/v1/tasks/:task', async (request) => {
+  app.get<{ Params: { task: string }; Querystring: AttemptQuery }>('/api/v1/tasks/:task', async (request) => {
     const task = await store.getTask(request.params.task);
     const project = task === null ? null : await store.findProject(task.projectId);
     const job = task === null ? null : await store.getJobById(task.jobId);
@@ -61,7 +65,7 @@ export function registerReadRoutes(app: FastifyInstance, context: HttpContext): 
     return presentTaskRead(context, request, task, job, project);
   });
 
-  app.get<{ Params: { project: string; task: string } }>('/api/v1/projects/:project/tasks/:task', async (request) => {
+  app.get<{ Params: { project: string; task: string }; Querystring: AttemptQuery }>('/api/v1/projects/:project/tasks/:task', async (request) => {
     const project = await store.findProject(request.params.project);
     if (project === null) throw hidden();
     const task = await store.getTask(request.params.task);
@@ -73,7 +77,7 @@ export function registerReadRoutes(app: FastifyInstance, context: HttpContext): 
     return presentTaskRead(context, request, task, job, project);
   });
 
-  app.get<{ Params: TaskParams; Querystring: { attempt?: string } }>(
+  app.get<{ Params: TaskParams; Querystring: AttemptQuery }>(
     '/api/v1/projects/:project/jobs/:job/tasks/:task/log',
     async (request, reply) => {
       const { job } = await loadJobForReader(context, request, mayReadJob);
@@ -94,7 +98,8 @@ export function registerReadRoutes(app: FastifyInstance, context: HttpContext): 
       const { job } = await loadJobForReader(context, request, (reader, project) => mayDownloadArtifact(reader, project));
       const task = await loadTaskOfJob(context, job, request.params.task);
       const artifact = await store.getArtifact(request.params.artifact);
-      if (artifact === null || artifact.taskId !== task.id) throw hidden();
+      // An expired artifact is gone as soon as it expires, whether or not the sweep has removed it yet.
+      if (artifact === null || artifact.taskId !== task.id || !isArtifactLive(artifact, context.deps.clock.now())) throw hidden();
       const etag = `"${artifact.sha256}"`;
       reply
         .header('etag', etag)

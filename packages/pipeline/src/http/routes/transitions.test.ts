@@ -109,7 +109,7 @@ describe('task and job transitions', () => {
       assert.equal(response.status, 400, JSON.stringify(bad));
     }
     assert.equal((await states(body.job_id)).build, 'running');
-    await service.call('POST', `/api/v1/projects/demo/jobs/${body.job_id}/cancel`, { secret: demo.secret });
+    await service.call('POST', `/api/v1/projects/demo/jobs/${body.job_id}/cancel`, { body: { job: body.job_id }, secret: demo.secret });
     await complete(task, false);
     await drainAll();
   });
@@ -121,7 +121,7 @@ describe('task and job transitions', () => {
     let response = await beat();
     assert.equal(response.status, 200);
     assert.deepEqual(await response.json(), { cancel: false });
-    const cancel = await service.call('POST', `/api/v1/projects/demo/jobs/${body.job_id}/cancel`, { secret: demo.secret });
+    const cancel = await service.call('POST', `/api/v1/projects/demo/jobs/${body.job_id}/cancel`, { body: { job: body.job_id }, secret: demo.secret });
     assert.equal(((await cancel.json()) as { job: { state: string } }).job.state, 'running', 'build still runs');
     assert.deepEqual(await states(body.job_id), { build: 'running', lint: 'canceled', test: 'canceled', deploy: 'canceled' });
     response = await beat();

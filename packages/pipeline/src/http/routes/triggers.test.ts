@@ -252,8 +252,8 @@ describe('starting jobs: POST /projects/:project/jobs and /trigger', () => {
     const { body } = await service.startJob(demo, sha);
     const path = `/api/v1/projects/demo/jobs/${body.job_id}/cancel`;
     assert.equal((await service.call('POST', path)).status, 401);
-    assert.equal((await service.call('POST', '/api/v1/projects/demo/jobs/unknown/cancel', { secret: demo.secret })).status, 404);
-    const response = await service.call('POST', path, { secret: demo.secret });
+    assert.equal((await service.call('POST', '/api/v1/projects/demo/jobs/unknown/cancel', { body: { job: 'unknown' }, secret: demo.secret })).status, 404);
+    const response = await service.call('POST', path, { body: { job: body.job_id }, secret: demo.secret });
     assert.equal(response.status, 200);
     const answer = (await response.json()) as { job: { state: string }; tasks: { state: string }[] };
     assert.equal(answer.job.state, 'canceled');

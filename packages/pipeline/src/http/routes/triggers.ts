@@ -6,6 +6,7 @@ import { ServiceError } from '../../errors.js';
 import type { Project } from '../../store/types.js';
 import { hasValidPlainToken, hasValidSignature } from '../access.js';
 import { parseJsonBody, rawBody } from '../body.js';
+import { checkCancelBody } from '../cancel-body.js';
 import type { HttpContext } from '../context.js';
 import { presentJob, presentTaskSummary } from '../present.js';
 import { readPushDelivery } from '../triggers/push-payload.js';
@@ -74,6 +75,7 @@ export function registerTriggerRoutes(app: FastifyInstance, context: HttpContext
     if (!hasValidSignature(request, rawBody(request), project.triggerSecret)) throw new ServiceError(401, 'signature missing or wrong');
     const job = await context.deps.store.findJob(project.id, request.params.job);
     if (job === null) throw new ServiceError(404, 'not found');
+    checkCancelBody(rawBody(request), job);
     const canceled = await cancelJob(context.deps, job);
     request.log.info({ project: project.name, job: job.id }, 'job canceled');
     return { job: presentJob(canceled, project), tasks: (await context.deps.store.listTasksOfJob(job.id)).map(presentTaskSummary) };

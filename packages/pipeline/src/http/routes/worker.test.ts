@@ -202,7 +202,7 @@ describe('the worker protocol', () => {
     assert.equal((await post(endpoints.done, otherToken, { success: true, exit_code: 0, error: null })).status, 404);
     assert.equal((await post(endpoints.artifact, otherToken, Buffer.from('x'), { 'x-artifact-path': 'a.txt', 'content-type': 'application/octet-stream' })).status, 404);
     assert.equal((await service.deps.store.getTask(task.id))?.state, 'running', 'nothing changed');
-    assert.equal((await service.deps.store.listArtifacts(task.id)).length, 0);
+    assert.equal((await service.deps.store.listArtifacts(task.id, 1)).length, 0);
     await post(endpoints.done, token, { success: true, exit_code: 0, error: null });
     assert.equal((await post(endpoints.heartbeat, token)).status, 404, 'a finished task is no longer held');
     await drain();

@@ -79,6 +79,10 @@ export function registerWorkerRoutes(app: FastifyInstance, context: HttpContext)
       const worker = requireWorker(request);
       const parsed = parseWith(ClaimRequestSchema, parseJsonBody(request));
       if (!parsed.ok) throw new ServiceError(400, parsed.message);
+      if (parsed.value.name !== worker.name) {
+        // The claim's name is only the worker's own word; the task records the registered name.
+        request.log.debug({ worker: worker.name, claimed: parsed.value.name }, 'claim names another worker name; the registered one is recorded');
+      }
       const waitSeconds = parseWait(request.query.wait);
       const task = await claimTask(deps, worker, parsed.value, {
         waitSeconds,
@@ -145,6 +149,10 @@ export function registerWorkerRoutes(app: FastifyInstance, context: HttpContext)
           declaredLength: Number(length),
           body: request.raw,
           isConnectionIntact: () => !socket.destroyed,
+        }).catch((error: unknown) => {
+          // Refused before a byte was read: close the connection rather than read a body that may be gigabytes.
+          if (error instanceof ServiceError && error.status === 413) reply.header('connection', 'close');
+          throw error;
         });
         const task = await deps.store.getTask(artifact.taskId);
         const job = task === null ? null : await deps.store.getJobById(task.jobId);

@@ -95,6 +95,7 @@ export interface TaskRow {
   services: string;
   requires: string;
   artifact_paths: string;
+  artifact_expire_in: number | null;
   workdir: string;
   timeout: number;
   attempt: number;
@@ -130,6 +131,7 @@ export function toTask(row: TaskRow): Task {
     services: JSON.parse(row.services) as ServiceSpec[],
     requires: JSON.parse(row.requires) as string[],
     artifactPaths: JSON.parse(row.artifact_paths) as string[],
+    artifactExpireIn: row.artifact_expire_in,
     workdir: row.workdir,
     timeout: row.timeout,
     attempt: row.attempt,
@@ -153,7 +155,9 @@ export function toTask(row: TaskRow): Task {
 export interface ArtifactRow {
   id: string;
   task_id: string;
+  attempt: number;
   path: string;
+  state: string;
   size: number;
   sha256: string;
   created_at: number;
@@ -164,6 +168,7 @@ export function toArtifact(row: ArtifactRow): StoredArtifact {
   return {
     id: row.id,
     taskId: row.task_id,
+    attempt: row.attempt,
     path: row.path,
     size: row.size,
     sha256: row.sha256,
