@@ -18,6 +18,9 @@ database. It takes no arguments; these variables configure it:
   PIPELINE_LOG_LEVEL           info                          fatal, error, warn, info, debug or silent
   PIPELINE_REQUEST_TIMEOUT     60                            seconds a request's headers and body may take to arrive
   PIPELINE_UPLOAD_MIN_RATE     1024                          bytes/s an artifact upload must bring per window
+  PIPELINE_ARTIFACT_RETENTION  30d                           how long artifacts are kept without expire_in
+  PIPELINE_MAX_ARTIFACT_BYTES  10737418240 (10 GiB)          largest artifact file (413 past it)
+  PIPELINE_MAX_TASK_ARTIFACT_BYTES 21474836480 (20 GiB)      all artifacts of one task attempt (413 past it)
 
 Relative paths are taken from the working directory.
 `;
