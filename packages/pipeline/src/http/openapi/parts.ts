@@ -25,6 +25,9 @@ export const project = pathParam('project', "the project's id or name");
 export const job = pathParam('job', "the job's id or its per-project number");
 export const task = pathParam('task', "the task's id");
 
+export const attemptQuery = (description: string): Parameter => ({ name: 'attempt', in: 'query', required: false, description, schema: { type: 'string', pattern: '^[1-9][0-9]{0,4}$' } });
+export const badAttempt = error('`attempt` is not a positive integer');
+
 export const rangeHeader = header('Range', 'one range `bytes=a-b`, `bytes=a-` or `bytes=-n`; other forms get the whole body');
 
 /** Security alternatives: any one of them suffices; `{}` is anonymous. */

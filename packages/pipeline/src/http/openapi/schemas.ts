@@ -45,6 +45,16 @@ export const schemas: Record<string, Schema> = {
     { error: string, max_log_bytes: { type: 'integer', description: 'the limit (PIPELINE_MAX_LOG_BYTES)' } },
     'the append would make the log longer than its limit',
   ),
+  ArtifactTooLarge: object(
+    {
+      error: string,
+      max_artifact_bytes: { type: 'integer', description: 'the per-file limit (PIPELINE_MAX_ARTIFACT_BYTES), when that one was passed' },
+      max_task_artifact_bytes: { type: 'integer', description: "the limit of one attempt's artifacts together (PIPELINE_MAX_TASK_ARTIFACT_BYTES), when that one was passed" },
+    },
+    'the upload would pass a size limit; nothing was stored',
+    ['max_artifact_bytes', 'max_task_artifact_bytes'],
+  ),
+  CancelRequest: object({ job: { type: 'string', description: "the id of the job being cancelled (the same job as the path's)" } }, 'what a cancel signs'),
   JobCreated: object({ status: { type: 'string', const: 'created' }, job_id: string, tasks: { type: 'integer', description: 'number of tasks created' } }),
   PushIgnored: object(
     { status: { type: 'string', const: 'ignored' }, reason: { type: 'string', description: 'why nothing is built: a deletion, a ping, another event' } },
