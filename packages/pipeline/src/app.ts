@@ -13,6 +13,8 @@ export interface AppOptions {
   /** Aborted on shutdown so long-polling claims let go at once. */
   shutdown?: AbortSignal;
   logLevel?: string;
+  /** Where log lines go instead of stdout (tests read what the service logged). */
+  logStream?: { write(line: string): void };
 }
 
 /** Builds the HTTP app without listening (tests call `listen` on port 0 themselves). */
@@ -21,7 +23,7 @@ export async function buildApp(deps: PipelineDeps, options: AppOptions = {}): Pr
     bodyLimit: JSON_BODY_LIMIT,
     // Request lines carry no secrets, but one log line per claim poll is noise; domain events are logged instead.
     logController: new LogController({ disableRequestLogging: true }),
-    logger: { level: options.logLevel ?? deps.config.logLevel },
+    logger: { level: options.logLevel ?? deps.config.logLevel, ...(options.logStream === undefined ? {} : { stream: options.logStream }) },
     // Opaque ids are long; the default 100 is plenty, but be explicit about it.
     routerOptions: { maxParamLength: 200 },
   });
