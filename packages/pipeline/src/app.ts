@@ -16,9 +16,11 @@ export interface AppOptions {
   /** Aborted on shutdown so long-polling claims let go at once. */
   shutdown?: AbortSignal;
   logLevel?: string;
+  /** Where log lines go instead of stdout (tests read what the service logged). */
+  logStream?: { write(line: string): void };
 }
 
-export interface PipelinePluginOptions extends Omit<AppOptions, 'logLevel'> {
+export interface PipelinePluginOptions extends Omit<AppOptions, 'logLevel' | 'logStream'> {
   deps: PipelineDeps;
   /**
    * Answer unknown paths with `{"error": "not found"}` (default true). A server mounting several
@@ -58,7 +60,7 @@ export async function buildApp(deps: PipelineDeps, options: AppOptions = {}): Pr
     ...serverOptions({ requestTimeoutMs: deps.config.requestTimeoutMs }),
     // Request lines carry no secrets, but one log line per claim poll is noise; domain events are logged instead.
     logController: new LogController({ disableRequestLogging: true }),
-    logger: { level: options.logLevel ?? deps.config.logLevel },
+    logger: { level: options.logLevel ?? deps.config.logLevel, ...(options.logStream === undefined ? {} : { stream: options.logStream }) },
   });
   await app.register(pipelinePlugin, { deps, sessions: options.sessions, shutdown: options.shutdown });
   await app.ready();

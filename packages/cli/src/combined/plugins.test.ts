@@ -64,7 +64,7 @@ describe('both services as plugins on one server', () => {
     secret = (await admin.createProject(pipeline, { name: 'demo', repo: repository.repo, visibility: 'public' })).triggerSecret;
     signin = await createSigninService({ databasePath: join(dir, 'signin.db'), realmsPath: join(dir, 'realms') });
     const user = await createUser(signin.deps, { username: 'alice', password: PASSWORD });
-    addMember(signin.deps, { realm: 'system', user: user.id, status: 'active', roles: [] });
+    await addMember(signin.deps, { realm: 'system', user: user.id, status: 'active', roles: [] });
 
     app = Fastify(pipelineServerOptions({ requestTimeoutMs: config.requestTimeoutMs }));
     await app.register(pipelinePlugin, { deps: pipeline });
@@ -80,7 +80,7 @@ describe('both services as plugins on one server', () => {
   after(async () => {
     await app.close();
     await signin.close();
-    pipeline.store.close();
+    await pipeline.store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 

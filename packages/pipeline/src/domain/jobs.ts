@@ -40,9 +40,10 @@ async function compileAtCommit(deps: PipelineDeps, project: Project, sha: string
  * one transaction with the project's next job number.
  */
 export async function createJob(deps: PipelineDeps, project: Project, request: JobRequest): Promise<{ job: Job; tasks: number }> {
-  if (!SHA_PATTERN.test(request.sha) || !(await deps.repos.ensureCommit(project.repo, request.sha))) {
-    throw new ServiceError(400, `no usable commit: ${request.sha} is not a commit of the project's repository`);
-  }
+  if (!SHA_PATTERN.test(request.sha)) throw new ServiceError(400, `no usable commit: ${request.sha} is not a full 40-hex commit id`);
+  // The reason carries git's own words on a failed fetch (credentials masked): the caller can act on them.
+  const commit = await deps.repos.findCommit(project.repo, request.sha);
+  if (!commit.found) throw new ServiceError(400, `no usable commit: ${commit.reason}`);
   const tasks = await compileAtCommit(deps, project, request.sha);
   const job = await deps.store.insertJob(
     {

@@ -1,16 +1,16 @@
-export interface FetchQueue {
-  /** Resolves once a fetch that started after this call (or a decision that none was needed) has finished. */
-  request(key: string, sha: string): Promise<void>;
+export interface FetchQueue<T> {
+  /** Resolves, with that fetch's outcome, once a fetch that started after this call (or a decision that none was needed) has finished. */
+  request(key: string, sha: string): Promise<T>;
 }
 
 /**
  * One fetch at a time per key, coalescing: callers arriving while a fetch runs share the single next
- * one, which is handed all of their shas (so it can skip the network if the running fetch brought them).
- * `work` must not reject.
+ * one, which is handed all of their shas (so it can skip the network if the running fetch brought them)
+ * and whose outcome they all receive. `work` must not reject.
  */
-export function createFetchQueue(work: (key: string, shas: ReadonlySet<string>) => Promise<void>): FetchQueue {
-  const tails = new Map<string, Promise<void>>();
-  const waiting = new Map<string, { shas: Set<string>; done: Promise<void> }>();
+export function createFetchQueue<T>(work: (key: string, shas: ReadonlySet<string>) => Promise<T>): FetchQueue<T> {
+  const tails = new Map<string, Promise<unknown>>();
+  const waiting = new Map<string, { shas: Set<string>; done: Promise<T> }>();
   return {
     request(key, sha) {
       const queued = waiting.get(key);

@@ -13,8 +13,10 @@ export function classifyLocation(repo: string): Location {
   if (hasControlCharacter(repo)) return { kind: 'refused', message: 'the repository location contains control characters' };
   // Never let a location reach git where it could be read as an option.
   if (repo.startsWith('-')) return { kind: 'refused', message: `the repository location '${repo}' starts with '-'` };
-  const scheme = URL_WITH_SCHEME.exec(repo)?.[1]?.toLowerCase();
-  if (scheme !== undefined) return classifyUrl(repo, scheme);
+  const written = URL_WITH_SCHEME.exec(repo)?.[1];
+  // Schemes are case-insensitive (RFC 3986) but git only knows them in lower case: `FILE://` would
+  // pass the check here and then fail every fetch, so the URL handed on carries the lower-case scheme.
+  if (written !== undefined) return classifyUrl(written.toLowerCase() + repo.slice(written.length), written.toLowerCase());
   // Git reads `host:path` (a colon before any slash) as scp-like ssh, and `name::address` as a
   // transport helper (ext::, fd::). Both are refused: an explicit URL says the same thing plainly.
   const colon = repo.indexOf(':');

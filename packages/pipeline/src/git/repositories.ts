@@ -6,6 +6,9 @@ import { ceilingFor, runGit, type GitContext } from './git-process.js';
 import { checkLocation, classifyLocation, type Location } from './locations.js';
 import { isDirectory, mirrorPathFor, updateMirror } from './mirror.js';
 import { readFileAtCommit } from './read-file.js';
+import { redactUrlCredentials } from './redact.js';
+
+export type CommitLookup = { found: true } | { found: false; reason: string };
 
 export type FileAtCommit = { kind: 'ok'; content: Buffer } | { kind: 'missing' } | { kind: 'too-large'; size: number };
 
@@ -28,6 +31,11 @@ export interface Repositories {
   checkLocation(repo: string): Promise<string | null>;
   /** True when `sha` (40 hex) names a commit of the repository, fetching the mirror first if needed. */
   ensureCommit(repo: string, sha: string): Promise<boolean>;
+  /**
+   * As `ensureCommit`, and when the commit is not there, why: the refused location, or git's own
+   * account of a failed fetch (credentials in URLs masked), fit for the caller and the server log.
+   */
+  findCommit(repo: string, sha: string): Promise<CommitLookup>;
   /** Reads a file at a commit, refusing it above `maxBytes` without reading it. */
   readFile(repo: string, sha: string, path: string, maxBytes: number): Promise<FileAtCommit>;
   /** The tree at a commit as a gzip tar stream (`git archive`); errors surface as stream errors. */
@@ -51,29 +59,43 @@ export function createRepositories(options: RepositoriesOptions): Repositories {
   const directoryOf = (location: Location & { kind: 'path' | 'url' }): string =>
     location.kind === 'path' ? location.path : mirrorPathFor(options.dataPath, location.url);
 
-  const queue = createFetchQueue(async (url, shas) => {
+  /** Resolves to null when the fetch succeeded or was not needed, else git's account of the failure. */
+  const queue = createFetchQueue<string | null>(async (url, shas) => {
     const mirror = mirrorPathFor(options.dataPath, url);
     // The fetch that ran while these callers waited may already have brought what they need.
     if (await isDirectory(mirror)) {
       const present = await Promise.all([...shas].map((sha) => hasCommit(context, mirror, sha)));
-      if (present.every(Boolean)) return;
+      if (present.every(Boolean)) return null;
     }
-    // A failed fetch leaves the commit missing, which is the answer ensureCommit gives.
-    await updateMirror(context, url, mirror, options.fetchTimeoutMs).catch(() => undefined);
+    return updateMirror(context, url, mirror, options.fetchTimeoutMs).catch((error: unknown) =>
+      error instanceof Error ? error.message : String(error),
+    );
   });
+
+  async function findCommit(repo: string, sha: string): Promise<CommitLookup> {
+    if (!isCommitId(sha)) return { found: false, reason: `'${sha}' is not a full 40-hex commit id` };
+    const location = classifyLocation(repo);
+    if (location.kind === 'refused') return { found: false, reason: `the project's repository is unusable: ${location.message}` };
+    const directory = directoryOf(location);
+    const missing = { found: false, reason: `${sha} is not a commit of the project's repository; push it first` } as const;
+    if (location.kind === 'path') return (await hasCommit(context, directory, sha)) ? { found: true } : missing;
+    if ((await isDirectory(directory)) && (await hasCommit(context, directory, sha))) return { found: true };
+    const failure = await queue.request(location.url, sha);
+    if ((await isDirectory(directory)) && (await hasCommit(context, directory, sha))) return { found: true };
+    if (failure === null) return missing;
+    return {
+      found: false,
+      reason: redactUrlCredentials(`${sha} could not be fetched (${failure}); check the project's repository URL and the service's access to it`),
+    };
+  }
 
   return {
     checkLocation: (repo) => checkLocation(context, repo),
 
+    findCommit,
+
     async ensureCommit(repo, sha) {
-      if (!isCommitId(sha)) return false;
-      const location = classifyLocation(repo);
-      if (location.kind === 'refused') return false;
-      const directory = directoryOf(location);
-      if (location.kind === 'path') return hasCommit(context, directory, sha);
-      if ((await isDirectory(directory)) && (await hasCommit(context, directory, sha))) return true;
-      await queue.request(location.url, sha);
-      return (await isDirectory(directory)) && hasCommit(context, directory, sha);
+      return (await findCommit(repo, sha)).found;
     },
 
     async readFile(repo, sha, path, maxBytes) {

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '../errors.js';
 
 /** Body limit of ordinary JSON calls. */
@@ -28,4 +28,53 @@ export function parseJsonBody(request: FastifyRequest): unknown {
   } catch {
     throw new ServiceError(400, 'the body is not valid JSON');
   }
+}
+
+/**
+ * Bytes of request bodies that may be buffered at once across the routes sharing it. A request
+ * reserves its declared length (its route's limit when it declares none, as with chunked bodies)
+ * before a byte is read, and gives it back when its response is done or its connection closes.
+ */
+export class BodyBudget {
+  private reserved = 0;
+
+  constructor(readonly totalBytes: number) {}
+
+  /** Reserves `bytes`; the returned release may be called any number of times. Null when they do not fit now. */
+  tryReserve(bytes: number): (() => void) | null {
+    if (this.reserved + bytes > this.totalBytes) return null;
+    this.reserved += bytes;
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.reserved -= bytes;
+    };
+  }
+
+  get reservedBytes(): number {
+    return this.reserved;
+  }
+}
+
+/** What a request's body may cost: its declared length up to `limit`; `limit` when it declares none. */
+export function bodyCost(request: FastifyRequest, limit: number): number {
+  const header = request.headers['content-length'];
+  if (header === undefined) return request.headers['transfer-encoding'] === undefined ? 0 : limit;
+  const declared = Number(header);
+  // Past the limit the body is refused with 413 without being buffered, so it costs nothing.
+  return Number.isSafeInteger(declared) && declared >= 0 && declared <= limit ? declared : 0;
+}
+
+/** Bodies at most this long are left for node to read and drop, so the connection can be kept. */
+const DRAINED_BODY_BYTES = 64 * 1024;
+
+/**
+ * For an answer given without reading the body: a long or unmeasured body is not worth reading just to
+ * keep the connection, so it is closed after the answer and node stops reading.
+ */
+export function closeIfBodyUnread(request: FastifyRequest, reply: FastifyReply): void {
+  const header = request.headers['content-length'];
+  const large = header === undefined ? request.headers['transfer-encoding'] !== undefined : !(Number(header) <= DRAINED_BODY_BYTES);
+  if (large) void reply.header('connection', 'close');
 }

@@ -66,7 +66,14 @@ export interface TestService {
 let serial = 0;
 
 export async function startTestService(
-  options: { config?: Partial<PipelineConfig>; sessions?: SessionResolver; clock?: FakeClock; dir?: string } = {},
+  options: {
+    config?: Partial<PipelineConfig>;
+    sessions?: SessionResolver;
+    clock?: FakeClock;
+    dir?: string;
+    /** Receives the service's log lines (give `config.logLevel` too: tests default to silent). */
+    logStream?: { write(line: string): void };
+  } = {},
 ): Promise<TestService> {
   // A given dir is reused as it is (a restart); a fresh one is made and removed on stop.
   const temp = options.dir === undefined ? await makeTempDir('pipeline-test') : { path: options.dir, remove: async () => undefined };
@@ -88,7 +95,7 @@ export async function startTestService(
     work: new WorkSignal(),
   };
   const shutdown = new AbortController();
-  const app = await buildApp(deps, { sessions: options.sessions, shutdown: shutdown.signal });
+  const app = await buildApp(deps, { sessions: options.sessions, shutdown: shutdown.signal, logStream: options.logStream });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
 
   async function call(method: string, path: string, call: CallOptions = {}): Promise<Response> {

@@ -142,6 +142,8 @@ export function registerWorkerRoutes(app: FastifyInstance, context: HttpContext)
         if ((await findHeldTask(deps, worker, request.params.task)) === null) throw new ServiceError(404, 'not found');
         const length = request.headers['content-length'];
         if (length === undefined || !/^\d{1,15}$/.test(length)) throw new ServiceError(411, 'Content-Length is required');
+        // Before the body: a Host that cannot make the artifact's url must refuse the upload, not follow it.
+        const base = baseUrlOf(request, deps.config.publicUrl);
         const rawPath = request.headers[ARTIFACT_PATH_HEADER];
         const socket = request.raw.socket;
         const artifact = await receiveArtifact(deps, worker, request.params.task, {
@@ -157,7 +159,7 @@ export function registerWorkerRoutes(app: FastifyInstance, context: HttpContext)
         const task = await deps.store.getTask(artifact.taskId);
         const job = task === null ? null : await deps.store.getJobById(task.jobId);
         const project = task === null ? null : await deps.store.findProject(task.projectId);
-        const url = job === null || project === null ? '' : artifactUrl(baseUrlOf(request, deps.config.publicUrl), project, job, artifact);
+        const url = job === null || project === null ? '' : artifactUrl(base, project, job, artifact);
         request.log.info({ task: artifact.taskId, path: artifact.path, size: artifact.size }, 'artifact stored');
         return reply.code(201).send(presentArtifact(artifact, url));
       });
