@@ -54,8 +54,7 @@ describe('trigger routes refuse what they can before reading the body', () => {
         const answer = await sendHead(socket, postHead(`/api/v1/projects/nope/${route}`, LARGE, { 'X-Hub-Signature-256': `sha256=${'0'.repeat(64)}` }));
         assert.equal(answer.status, 404);
         assert.deepEqual(JSON.parse(answer.body), { error: 'not found' });
-        assert.equal(answer.headers.connection, 'close');
-        assert.equal(await answer.closedWithin(2000), true, 'the server closes rather than read 24 MiB it will not use');
+        assert.equal(await answer.closedWithin(1000), true, 'the server closes rather than read 24 MiB it will not use');
       });
     });
 
@@ -73,8 +72,36 @@ describe('trigger routes refuse what they can before reading the body', () => {
     await withConnection(service.url, async (socket) => {
       const answer = await sendHead(socket, postHead('/api/v1/projects/demo/jobs', 10));
       assert.equal(answer.status, 401);
-      assert.notEqual(answer.headers.connection, 'close');
+      assert.equal(await answer.closedWithin(300), false);
     });
+  });
+
+  it('lets a client that keeps sending its body read the answer before the connection is closed', async () => {
+    // Closing a socket with unread bytes makes the kernel reset it, which can destroy the answer unread.
+    const outcomes = await Promise.all(
+      [0, 1, 2, 3, 4, 5, 6, 7].map(() =>
+        withConnection(service.url, (socket) =>
+          new Promise<string>((resolve) => {
+            let received = '';
+            socket.on('data', (chunk: Buffer) => {
+              received += chunk.toString('latin1');
+            });
+            socket.on('error', () => resolve(received === '' ? 'reset before the answer' : received));
+            socket.on('close', () => resolve(received));
+            socket.write(`${postHead('/api/v1/projects/nope/trigger', LARGE)}\r\n\r\n`);
+            const chunk = Buffer.alloc(MIB, 0x20);
+            let sent = 0;
+            const writeMore = (): void => {
+              if (socket.destroyed || sent >= LARGE) return;
+              sent += chunk.length;
+              socket.write(chunk, () => setImmediate(writeMore));
+            };
+            writeMore();
+          }),
+        ),
+      ),
+    );
+    for (const outcome of outcomes) assert.match(outcome, /^HTTP\/1\.1 404 /);
   });
 
   it('counts X-Git-Token and X-Gitlab-Token as credentials on /trigger only', async () => {
