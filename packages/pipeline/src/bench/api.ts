@@ -31,6 +31,10 @@ export class PipelineApi {
     private readonly workerToken: string,
   ) {}
 
+  get projectName(): string {
+    return this.project.name;
+  }
+
   private get workerHeaders(): Record<string, string> {
     return { authorization: `Bearer ${this.workerToken}` };
   }

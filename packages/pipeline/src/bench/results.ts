@@ -3,6 +3,7 @@ import type { JobCreationFigures } from './jobs.js';
 import type { LogIngestFigures } from './logs.js';
 import type { ReportRow } from './report.js';
 import { MIB } from './stats.js';
+import { unreadBodyRows, type UnreadBodyFigures } from './unread-bodies.js';
 import type { UploadFigures } from './uploads.js';
 
 /** The targets of the issue; all figures are measured on the 2-core machines the service runs on. */
@@ -38,13 +39,14 @@ export interface Results {
     baselinePeakRssBytes: number | null;
   };
   serverPeakRssBytes?: number | null;
+  unreadBodies?: UnreadBodyFigures;
 }
 
 const mb = (bytes: number | null | undefined): string => (bytes == null ? 'n/a' : `${(bytes / 1e6).toFixed(1)} MB`);
 
 /** The table rows: each measured figure, with its target and whether it was met where there is one. */
 export function rowsOf(results: Results): ReportRow[] {
-  const rows: ReportRow[] = [];
+  const rows: ReportRow[] = [...unreadBodyRows(results.unreadBodies)];
   const { claims, completions, jobCreation, logIngest, artifact } = results;
   if (claims !== undefined) {
     rows.push({

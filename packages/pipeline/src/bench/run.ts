@@ -5,7 +5,7 @@
 //   BENCH_QUICK=1               a scaled-down run for checking the benchmark itself (figures not comparable)
 //   BENCH_SERVER_LOG=<file>     append everything the server and baseline print to <file>
 //   BENCH_SERVER_NODE_ARGS=...  extra node flags for the server and the baseline, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
-//   BENCH_ONLY=claims,jobs,logs,artifact   run only some steps
+//   BENCH_ONLY=claims,jobs,logs,artifact,unread-bodies   run only some steps
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +20,7 @@ import { formatTable, writeJson } from './report.js';
 import { rowsOf, TARGETS, type Results } from './results.js';
 import { MIB, round } from './stats.js';
 import { measureArtifactUpload, measureClaims, measureJobCreation, measureLogIngest, type Bench, type Settings } from './steps.js';
+import { measureUnreadBodies } from './unread-bodies.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 
@@ -40,8 +41,8 @@ const SETTINGS: Settings = {
  */
 const SERVER_HEARTBEAT_INTERVAL = 60;
 
-type Step = 'claims' | 'jobs' | 'logs' | 'artifact';
-const STEPS: Step[] = ['claims', 'jobs', 'logs', 'artifact'];
+type Step = 'unread-bodies' | 'claims' | 'jobs' | 'logs' | 'artifact';
+const STEPS: Step[] = ['unread-bodies', 'claims', 'jobs', 'logs', 'artifact'];
 const only = process.env.BENCH_ONLY?.split(',').map((step) => step.trim());
 const enabled = (step: Step): boolean => only === undefined || only.includes(step);
 
@@ -95,6 +96,8 @@ async function measure(root: string, temp: string, results: Results): Promise<st
       nodeArgs: serverNodeArgs,
       env: cleanEnvironment(),
     };
+    // First, while the server is fresh: it compares RSS against idle.
+    if (enabled('unread-bodies')) results.unreadBodies = await measureUnreadBodies(bench);
     if (enabled('claims')) Object.assign(results, await measureClaims(bench));
     if (enabled('jobs')) results.jobCreation = await measureJobCreation(bench);
     // The log and artifact steps claim tasks of their own: make sure there are some to claim.

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Socket } from 'node:net';
 import { ServiceError } from '../errors.js';
 
 /** Body limit of ordinary JSON calls. */
@@ -68,13 +69,33 @@ export function bodyCost(request: FastifyRequest, limit: number): number {
 
 /** Bodies at most this long are left for node to read and drop, so the connection can be kept. */
 const DRAINED_BODY_BYTES = 64 * 1024;
+/** How long a refused connection is kept, unread, so the client can read the answer before it is closed. */
+const LINGER_MS = 2000;
+
+function hasLargeBody(request: FastifyRequest): boolean {
+  const header = request.headers['content-length'];
+  if (header === undefined) return request.headers['transfer-encoding'] !== undefined;
+  return !(Number(header) <= DRAINED_BODY_BYTES);
+}
 
 /**
  * For an answer given without reading the body: a long or unmeasured body is not worth reading just to
- * keep the connection, so it is closed after the answer and node stops reading.
+ * keep the connection, so the connection is closed once the answer is out. Not at once, though:
+ * closing a socket with unread bytes makes the kernel send a reset, which can destroy the answer before
+ * the client has read it. So the service says it is done (FIN), stops reading (what the client still
+ * sends waits in kernel buffers, costing the process nothing), and closes after `LINGER_MS`.
+ * `Connection: close` is not sent: node would then close at once.
  */
 export function closeIfBodyUnread(request: FastifyRequest, reply: FastifyReply): void {
-  const header = request.headers['content-length'];
-  const large = header === undefined ? request.headers['transfer-encoding'] !== undefined : !(Number(header) <= DRAINED_BODY_BYTES);
-  if (large) void reply.header('connection', 'close');
+  if (!hasLargeBody(request)) return;
+  reply.raw.once('finish', () => lingerThenClose(request.raw.socket));
+}
+
+function lingerThenClose(socket: Socket): void {
+  socket.end();
+  // On 'finish' node starts dropping the unread body and, a tick later, resumes reading the socket for
+  // it: pausing after that keeps the socket unread. Were it read anyway, it would only cost garbage.
+  setImmediate(() => socket.pause());
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  socket.once('close', () => clearTimeout(timer));
 }

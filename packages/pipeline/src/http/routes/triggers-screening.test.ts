@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createProject } from '../../domain/projects.js';
 import { openRaw, postHead, sendHead } from '../../testing/raw-http.js';
@@ -25,6 +26,16 @@ function logCollector(): { write(line: string): void; lines: Array<Record<string
   };
 }
 
+/** Runs `body` with a fresh connection to the service, which is destroyed however `body` ends. */
+async function withConnection<T>(url: string, body: (socket: Socket) => Promise<T>): Promise<T> {
+  const socket = await openRaw(url);
+  try {
+    return await body(socket);
+  } finally {
+    socket.destroy();
+  }
+}
+
 describe('trigger routes refuse what they can before reading the body', () => {
   let service: TestService;
   let demo: TestProject;
@@ -39,43 +50,70 @@ describe('trigger routes refuse what they can before reading the body', () => {
 
   for (const route of ['trigger', 'jobs']) {
     it(`answers 404 for an unknown project on /${route} before a byte of a 24 MiB body is sent, and closes`, async () => {
-      const socket = await openRaw(service.url);
-      const answer = await sendHead(socket, postHead(`/api/v1/projects/nope/${route}`, LARGE, { 'X-Hub-Signature-256': `sha256=${'0'.repeat(64)}` }));
-      assert.equal(answer.status, 404);
-      assert.deepEqual(JSON.parse(answer.body), { error: 'not found' });
-      assert.equal(answer.headers.connection, 'close');
-      assert.equal(await answer.closedWithin(2000), true, 'the server closes rather than read 24 MiB it will not use');
-      socket.destroy();
+      await withConnection(service.url, async (socket) => {
+        const answer = await sendHead(socket, postHead(`/api/v1/projects/nope/${route}`, LARGE, { 'X-Hub-Signature-256': `sha256=${'0'.repeat(64)}` }));
+        assert.equal(answer.status, 404);
+        assert.deepEqual(JSON.parse(answer.body), { error: 'not found' });
+        assert.equal(await answer.closedWithin(1000), true, 'the server closes rather than read 24 MiB it will not use');
+      });
     });
 
     it(`answers 401 on /${route} before reading the body when no credential header is present, and closes`, async () => {
-      const socket = await openRaw(service.url);
-      const answer = await sendHead(socket, postHead(`/api/v1/projects/demo/${route}`, LARGE));
-      assert.equal(answer.status, 401);
-      assert.deepEqual(JSON.parse(answer.body), { error: 'signature missing or wrong' });
-      assert.equal(await answer.closedWithin(2000), true);
-      socket.destroy();
+      await withConnection(service.url, async (socket) => {
+        const answer = await sendHead(socket, postHead(`/api/v1/projects/demo/${route}`, LARGE));
+        assert.equal(answer.status, 401);
+        assert.deepEqual(JSON.parse(answer.body), { error: 'signature missing or wrong' });
+        assert.equal(await answer.closedWithin(2000), true);
+      });
     });
   }
 
   it('keeps the connection after a refusal whose unread body is small', async () => {
-    const socket = await openRaw(service.url);
-    const answer = await sendHead(socket, postHead('/api/v1/projects/demo/jobs', 10));
-    assert.equal(answer.status, 401);
-    assert.notEqual(answer.headers.connection, 'close');
-    socket.destroy();
+    await withConnection(service.url, async (socket) => {
+      const answer = await sendHead(socket, postHead('/api/v1/projects/demo/jobs', 10));
+      assert.equal(answer.status, 401);
+      assert.equal(await answer.closedWithin(300), false);
+    });
+  });
+
+  it('lets a client that keeps sending its body read the answer before the connection is closed', async () => {
+    // Closing a socket with unread bytes makes the kernel reset it, which can destroy the answer unread.
+    const outcomes = await Promise.all(
+      [0, 1, 2, 3, 4, 5, 6, 7].map(() =>
+        withConnection(service.url, (socket) =>
+          new Promise<string>((resolve) => {
+            let received = '';
+            socket.on('data', (chunk: Buffer) => {
+              received += chunk.toString('latin1');
+            });
+            socket.on('error', () => resolve(received === '' ? 'reset before the answer' : received));
+            socket.on('close', () => resolve(received));
+            socket.write(`${postHead('/api/v1/projects/nope/trigger', LARGE)}\r\n\r\n`);
+            const chunk = Buffer.alloc(MIB, 0x20);
+            let sent = 0;
+            const writeMore = (): void => {
+              if (socket.destroyed || sent >= LARGE) return;
+              sent += chunk.length;
+              socket.write(chunk, () => setImmediate(writeMore));
+            };
+            writeMore();
+          }),
+        ),
+      ),
+    );
+    for (const outcome of outcomes) assert.match(outcome, /^HTTP\/1\.1 404 /);
   });
 
   it('counts X-Git-Token and X-Gitlab-Token as credentials on /trigger only', async () => {
     for (const header of ['X-Git-Token', 'X-Gitlab-Token']) {
-      const socket = await openRaw(service.url);
       // The header is there, so the body must be read before the token can be judged: no early answer.
-      await assert.rejects(sendHead(socket, postHead('/api/v1/projects/demo/trigger', LARGE, { [header]: 'wrong' }), 400), /no answer/);
-      socket.destroy();
-      const jobs = await openRaw(service.url);
-      const answer = await sendHead(jobs, postHead('/api/v1/projects/demo/jobs', LARGE, { [header]: 'wrong' }));
-      assert.equal(answer.status, 401, `${header} is not a credential of /jobs`);
-      jobs.destroy();
+      await withConnection(service.url, (socket) =>
+        assert.rejects(sendHead(socket, postHead('/api/v1/projects/demo/trigger', LARGE, { [header]: 'wrong' }), 400), /no answer/),
+      );
+      await withConnection(service.url, async (socket) => {
+        const answer = await sendHead(socket, postHead('/api/v1/projects/demo/jobs', LARGE, { [header]: 'wrong' }));
+        assert.equal(answer.status, 401, `${header} is not a credential of /jobs`);
+      });
     }
   });
 
@@ -95,15 +133,19 @@ describe('trigger routes refuse what they can before reading the body', () => {
     // Two bodies at the trigger limit do not fit the budget together.
     assert.ok(2 * 25 * MIB > TRIGGER_BODY_BUDGET && 25 * MIB + 1024 <= TRIGGER_BODY_BUDGET);
     const holder = await openRaw(service.url);
-    await assert.rejects(sendHead(holder, postHead('/api/v1/projects/demo/trigger', 25 * MIB, signed), 300), /no answer/);
-
-    const refused = await openRaw(service.url);
-    const answer = await sendHead(refused, postHead('/api/v1/projects/demo/trigger', 25 * MIB, signed));
-    assert.equal(answer.status, 503);
-    assert.equal(answer.headers['retry-after'], '5');
-    assert.match(JSON.parse(answer.body).error as string, /retry in 5 seconds/);
-    assert.equal(await answer.closedWithin(2000), true);
-    refused.destroy();
+    try {
+      await assert.rejects(sendHead(holder, postHead('/api/v1/projects/demo/trigger', 25 * MIB, signed), 300), /no answer/);
+      await withConnection(service.url, async (refused) => {
+        const answer = await sendHead(refused, postHead('/api/v1/projects/demo/trigger', 25 * MIB, signed));
+        assert.equal(answer.status, 503);
+        assert.equal(answer.headers['retry-after'], '5');
+        assert.match(JSON.parse(answer.body).error as string, /retry in 5 seconds/);
+        assert.equal(await answer.closedWithin(2000), true);
+      });
+    } catch (error) {
+      holder.destroy();
+      throw error;
+    }
 
     // A small body still fits beside the held one.
     const small = JSON.stringify({ sha: 'f'.repeat(40) });
