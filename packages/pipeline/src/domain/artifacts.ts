@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { BodySizeError } from '../blobs/types.js';
 import { ServiceError } from '../errors.js';
 import { newId } from '../ids.js';
-import type { StoredArtifact, Task, Worker } from '../store/types.js';
+import type { Job, Project, StoredArtifact, Task, Worker } from '../store/types.js';
 import { sanitizeArtifactPath } from './artifact-path.js';
 import type { PipelineDeps } from './deps.js';
 import { readSecretValues } from './masking.js';
@@ -26,6 +26,13 @@ export function artifactExpiry(deps: PipelineDeps, task: Task, now: number): num
   return now + (task.artifactExpireIn ?? deps.config.artifactRetentionSeconds) * 1000;
 }
 
+/** A stored upload, with the job and project its download URL is made of (null only if they vanished meanwhile). */
+export interface ReceivedArtifact {
+  artifact: StoredArtifact;
+  job: Job | null;
+  project: Project | null;
+}
+
 /**
  * Receives one uploaded file. The order is what makes a crash harmless: the limits are checked from
  * the declared length before a byte is read (413); a pending record is written next, so the bytes
@@ -34,7 +41,7 @@ export function artifactExpiry(deps: PipelineDeps, task: Task, now: number): num
  * the same path. A crash anywhere leaves at most a temporary file and a pending record, which the
  * start-up sweep removes (removeUnsettledArtifacts). Any refusal leaves nothing.
  */
-export async function receiveArtifact(deps: PipelineDeps, worker: Worker, taskId: string, upload: ArtifactUpload): Promise<StoredArtifact> {
+export async function receiveArtifact(deps: PipelineDeps, worker: Worker, taskId: string, upload: ArtifactUpload): Promise<ReceivedArtifact> {
   const task = await findHeldTask(deps, worker, taskId);
   if (task === null) throw new ServiceError(404, 'not found');
   const path = upload.rawPath === undefined ? null : sanitizeArtifactPath(upload.rawPath, await readSecretValues(deps, task.projectId));
@@ -81,7 +88,7 @@ export async function receiveArtifact(deps: PipelineDeps, worker: Worker, taskId
     throw new ServiceError(404, 'not found');
   }
   if (replaced !== null) await discard(deps, replaced.id);
-  return artifact;
+  return { artifact, job: await deps.store.getJobById(task.jobId), project: await deps.store.findProject(task.projectId) };
 }
 
 /** Bytes first, then the record: a crash in between leaves a record the sweep finishes, never a nameless file. */

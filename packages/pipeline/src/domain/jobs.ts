@@ -61,7 +61,3 @@ export async function createJob(deps: PipelineDeps, project: Project, request: J
   if (tasks.some((task) => task.needs.length === 0)) deps.work.notify();
   return { job, tasks: tasks.length };
 }
-
-export function cancelJob(deps: PipelineDeps, job: Job): Promise<Job> {
-  return deps.store.cancelJob(job.id, deps.clock.now());
-}

@@ -11,7 +11,7 @@ import { createProject, createWorker } from '../domain/projects.js';
 import { WorkSignal } from '../domain/work-signal.js';
 import { commitFiles, initRepository, makeTempDir } from '../git/test-repos.js';
 import { createRepositories } from '../git/repositories.js';
-import type { SessionResolver } from '../http/access.js';
+import type { SessionResolver } from '../http/credentials.js';
 import { openSqliteStore } from '../store/sqlite/index.js';
 import type { Project, Worker } from '../store/types.js';
 
