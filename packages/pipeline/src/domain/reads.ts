@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { notFound } from '../errors.js';
+import { errors } from '../errors.js';
 import type { Job, Project, StoredArtifact, Task } from '../store/types.js';
 import { artifactKey, chooseArtifactAttempt, isArtifactLive, listLiveArtifacts } from './artifacts.js';
 import type { PipelineDeps } from './deps.js';
@@ -43,15 +43,15 @@ async function loadReadableJob(
   allowed: (reader: Reader, project: Project) => boolean,
 ): Promise<{ project: Project; job: Job }> {
   const project = await deps.store.findProject(ref.project);
-  if (project === null || !allowed(await identifyReader(credentials, project), project)) throw notFound();
+  if (project === null || !allowed(await identifyReader(credentials, project), project)) throw errors.notFound();
   const job = await deps.store.findJob(project.id, ref.job);
-  if (job === null) throw notFound();
+  if (job === null) throw errors.notFound();
   return { project, job };
 }
 
 async function loadTaskOfJob(deps: PipelineDeps, job: Job, taskId: string): Promise<Task> {
   const task = await deps.store.getTask(taskId);
-  if (task === null || task.jobId !== job.id) throw notFound();
+  if (task === null || task.jobId !== job.id) throw errors.notFound();
   return task;
 }
 
@@ -83,7 +83,7 @@ export async function readTask(
 ): Promise<TaskRead> {
   const { project, job, task } = ref.project === undefined ? await loadBareTask(deps, credentials, ref.task) : await loadScopedTask(deps, credentials, ref.project, ref.task);
   const attempt = chooseArtifactAttempt(task, requestedAttempt);
-  if (attempt === null) throw notFound();
+  if (attempt === null) throw errors.notFound();
   return { project, job, task, attempt, artifacts: await listLiveArtifacts(deps, task, attempt) };
 }
 
@@ -91,20 +91,20 @@ async function loadBareTask(deps: PipelineDeps, credentials: ReadCredentials, ta
   const task = await deps.store.getTask(taskId);
   const project = task === null ? null : await deps.store.findProject(task.projectId);
   const job = task === null ? null : await deps.store.getJobById(task.jobId);
-  if (task === null || project === null || job === null) throw notFound();
-  if (!mayReadBareTask(await identifyReader(credentials, null), project)) throw notFound();
+  if (task === null || project === null || job === null) throw errors.notFound();
+  if (!mayReadBareTask(await identifyReader(credentials, null), project)) throw errors.notFound();
   return { project, job, task };
 }
 
 async function loadScopedTask(deps: PipelineDeps, credentials: ReadCredentials, projectKey: string, taskId: string) {
   const project = await deps.store.findProject(projectKey);
-  if (project === null) throw notFound();
+  if (project === null) throw errors.notFound();
   const task = await deps.store.getTask(taskId);
   // The task must belong to the named project, or a guessed id could be read through a readable one.
-  if (task === null || task.projectId !== project.id) throw notFound();
-  if (!mayReadJob(await identifyReader(credentials, project), project)) throw notFound();
+  if (task === null || task.projectId !== project.id) throw errors.notFound();
+  if (!mayReadJob(await identifyReader(credentials, project), project)) throw errors.notFound();
   const job = await deps.store.getJobById(task.jobId);
-  if (job === null) throw notFound();
+  if (job === null) throw errors.notFound();
   return { project, job, task };
 }
 
@@ -113,7 +113,7 @@ export async function openLog(deps: PipelineDeps, credentials: ReadCredentials, 
   const { job } = await loadReadableJob(deps, credentials, ref, mayReadJob);
   const task = await loadTaskOfJob(deps, job, ref.task);
   const chosen = chooseLogAttempt(task, requestedAttempt);
-  if (chosen === null) throw notFound();
+  if (chosen === null) throw errors.notFound();
   const key = logKey(task.id, chosen.attempt);
   const size = chosen.size >= 0 ? chosen.size : ((await deps.blobs.size(key)) ?? 0);
   return { size, read: (range) => deps.blobs.read(key, range) };
@@ -131,6 +131,6 @@ export async function openArtifactDownload(
   const { job } = await loadReadableJob(deps, credentials, ref, mayDownloadArtifact);
   const task = await loadTaskOfJob(deps, job, ref.task);
   const artifact = await deps.store.getArtifact(ref.artifact);
-  if (artifact === null || artifact.taskId !== task.id || !isArtifactLive(artifact, deps.clock.now())) throw notFound();
+  if (artifact === null || artifact.taskId !== task.id || !isArtifactLive(artifact, deps.clock.now())) throw errors.notFound();
   return { artifact, size: artifact.size, read: (range) => deps.blobs.read(artifactKey(artifact.id), range) };
 }

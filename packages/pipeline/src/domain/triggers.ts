@@ -1,11 +1,9 @@
-import { notFound, ServiceError } from '../errors.js';
+import { errors } from '../errors.js';
 import type { Job, Project, Task } from '../store/types.js';
 import { checkCancelBody } from './cancel-body.js';
 import type { PipelineDeps } from './deps.js';
 import { mayTrigger, type SecretProof } from './policies.js';
 import type { JobRef } from './reads.js';
-
-const signatureMissing = (): ServiceError => new ServiceError(401, 'signature missing or wrong');
 
 /** Whether a trigger names a known project: what can be refused before a body is read. */
 export async function isKnownProject(deps: PipelineDeps, projectKey: string): Promise<boolean> {
@@ -15,9 +13,9 @@ export async function isKnownProject(deps: PipelineDeps, projectKey: string): Pr
 /** Unknown project 404, then a missing or wrong signature 401, then a disabled project 409: the spec's order. */
 export async function authorizeTrigger(deps: PipelineDeps, projectKey: string, proof: SecretProof): Promise<Project> {
   const project = await deps.store.findProject(projectKey);
-  if (project === null) throw notFound();
-  if (!mayTrigger(proof, project)) throw signatureMissing();
-  if (!project.enabled) throw new ServiceError(409, 'the project is disabled');
+  if (project === null) throw errors.notFound();
+  if (!mayTrigger(proof, project)) throw errors.signatureInvalid();
+  if (!project.enabled) throw errors.projectDisabled();
   return project;
 }
 
@@ -32,10 +30,10 @@ export async function cancelJobByTrigger(
   body: Buffer,
 ): Promise<{ project: Project; job: Job; tasks: Task[] }> {
   const project = await deps.store.findProject(ref.project);
-  if (project === null) throw notFound();
-  if (!mayTrigger(proof, project)) throw signatureMissing();
+  if (project === null) throw errors.notFound();
+  if (!mayTrigger(proof, project)) throw errors.signatureInvalid();
   const job = await deps.store.findJob(project.id, ref.job);
-  if (job === null) throw notFound();
+  if (job === null) throw errors.notFound();
   checkCancelBody(body, job);
   const canceled = await deps.store.cancelJob(job.id, deps.clock.now());
   return { project, job: canceled, tasks: await deps.store.listTasksOfJob(job.id) };

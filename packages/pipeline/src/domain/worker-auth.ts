@@ -1,4 +1,4 @@
-import { ServiceError } from '../errors.js';
+import { errors } from '../errors.js';
 import { sha256Hex } from '../ids.js';
 import type { Worker } from '../store/types.js';
 import type { PipelineDeps } from './deps.js';
@@ -9,6 +9,6 @@ import type { PipelineDeps } from './deps.js';
  */
 export async function authenticateWorker(deps: PipelineDeps, token: string | null): Promise<Worker> {
   const worker = token === null ? null : await deps.store.findWorkerByTokenHash(sha256Hex(token));
-  if (worker === null) throw new ServiceError(401, 'a valid worker token is required');
+  if (worker === null) throw errors.workerTokenInvalid();
   return worker;
 }

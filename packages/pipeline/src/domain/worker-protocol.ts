@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { ClaimRequest, ClaimedTask, CompleteRequest, TaskEndpoints } from '@conveyor/protocol';
-import { notFound, ServiceError } from '../errors.js';
+import { errors } from '../errors.js';
 import type { Job, Task, TaskTransition, Worker } from '../store/types.js';
 import type { PipelineDeps } from './deps.js';
 import { maskSecrets, readSecretValues } from './masking.js';
@@ -121,7 +121,7 @@ export async function findHeldTask(deps: PipelineDeps, worker: Worker, taskId: s
 /** As findHeldTask, but a task the worker does not hold is 404. */
 export async function requireHeldTask(deps: PipelineDeps, worker: Worker, taskId: string): Promise<Task> {
   const task = await findHeldTask(deps, worker, taskId);
-  if (task === null) throw notFound();
+  if (task === null) throw errors.notFound();
   return task;
 }
 
@@ -130,8 +130,8 @@ export async function openTaskSource(deps: PipelineDeps, worker: Worker, taskId:
   const task = await requireHeldTask(deps, worker, taskId);
   const job = await deps.store.getJobById(task.jobId);
   const project = await deps.store.findProject(task.projectId);
-  if (job === null || project === null) throw notFound();
-  if (!(await deps.repos.ensureCommit(project.repo, job.headSha))) throw new ServiceError(404, 'the commit is gone from the repository');
+  if (job === null || project === null) throw errors.notFound();
+  if (!(await deps.repos.ensureCommit(project.repo, job.headSha))) throw errors.commitGone();
   return deps.repos.archive(project.repo, job.headSha);
 }
 
@@ -140,7 +140,7 @@ export async function heartbeat(deps: PipelineDeps, worker: Worker, taskId: stri
   const now = deps.clock.now();
   await deps.store.touchWorker(worker.id, now);
   const answer = await deps.store.extendLease(taskId, worker.id, leaseMs(deps), now);
-  if (answer === null) throw notFound();
+  if (answer === null) throw errors.notFound();
   return answer;
 }
 
@@ -159,7 +159,7 @@ export async function completeTask(
     { success: report.success, exitCode: report.exit_code, error },
     deps.clock.now(),
   );
-  if (transition === null) throw notFound();
+  if (transition === null) throw errors.notFound();
   if (transition.workBecameAvailable) deps.work.notify();
   return transition.task;
 }

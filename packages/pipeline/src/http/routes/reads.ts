@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { openArtifactDownload, openLog, readJob, readTask, type JobRef, type TaskRead, type TaskRef } from '../../domain/reads.js';
-import { badRequest } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { baseUrlOf } from '../base-url.js';
 import type { HttpContext } from '../context.js';
 import { readCredentials } from '../credentials.js';
@@ -11,7 +11,7 @@ type AttemptQuery = { attempt?: string };
 
 function parseAttempt(value: unknown): number | null {
   if (value === undefined) return null;
-  if (typeof value !== 'string' || !/^[1-9]\d{0,4}$/.test(value)) throw badRequest('attempt must be a positive integer');
+  if (typeof value !== 'string' || !/^[1-9]\d{0,4}$/.test(value)) throw errors.invalidRequest('attempt must be a positive integer');
   return Number(value);
 }
 

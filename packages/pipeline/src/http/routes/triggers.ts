@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { parseWith } from '@conveyor/protocol';
 import { createJob, type JobRequest } from '../../domain/jobs.js';
 import { authorizeTrigger, cancelJobByTrigger, isKnownProject } from '../../domain/triggers.js';
-import { ServiceError } from '../../errors.js';
+import { errors, ServiceError } from '../../errors.js';
 import type { Project } from '../../store/types.js';
 import { BodyBudget, bodyCost, closeIfBodyUnread, JSON_BODY_LIMIT, parseJsonBody, rawBody } from '../body.js';
 import type { HttpContext } from '../context.js';
@@ -56,12 +56,12 @@ function refuseUnread(request: FastifyRequest, reply: FastifyReply, error: Servi
  */
 function screenBeforeBody(context: HttpContext, budget: BodyBudget, credentialHeaders: readonly string[], bodyLimit: number) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    if (!(await isKnownProject(context.deps, (request.params as Params).project))) refuseUnread(request, reply, new ServiceError(404, 'not found'));
-    if (!hasCredentialHeader(request, credentialHeaders)) refuseUnread(request, reply, new ServiceError(401, 'signature missing or wrong'));
+    if (!(await isKnownProject(context.deps, (request.params as Params).project))) refuseUnread(request, reply, errors.notFound());
+    if (!hasCredentialHeader(request, credentialHeaders)) refuseUnread(request, reply, errors.signatureInvalid());
     const release = budget.tryReserve(bodyCost(request, bodyLimit));
     if (release === null) {
       void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
-      refuseUnread(request, reply, new ServiceError(503, `too many trigger bodies are being received at once; retry in ${RETRY_AFTER_SECONDS} seconds`));
+      refuseUnread(request, reply, errors.busy(RETRY_AFTER_SECONDS));
     }
     // 'close' comes once the response is sent or the connection is gone, whichever is first.
     reply.raw.once('close', release);
@@ -105,7 +105,7 @@ export function registerTriggerRoutes(app: FastifyInstance, context: HttpContext
     async (request) => {
       const project = await authorizeTrigger(context.deps, request.params.project, bodyProof(request, rawBody(request), { allowPlainToken: true }));
       const delivery = readPushDelivery(request.headers, parseJsonBody(request));
-      if (delivery.kind === 'invalid') throw new ServiceError(400, delivery.message);
+      if (delivery.kind === 'invalid') throw errors.invalidRequest(delivery.message);
       if (delivery.kind === 'ignored') return { status: 'ignored', reason: delivery.reason };
       return startJob(
         context,
@@ -122,7 +122,7 @@ export function registerTriggerRoutes(app: FastifyInstance, context: HttpContext
     async (request) => {
       const project = await authorizeTrigger(context.deps, request.params.project, bodyProof(request, rawBody(request), { allowPlainToken: false }));
       const parsed = parseWith(JobCreationSchema, parseJsonBody(request) ?? {});
-      if (!parsed.ok) throw new ServiceError(400, parsed.message);
+      if (!parsed.ok) throw errors.invalidRequest(parsed.message);
       const body = parsed.value;
       return startJob(
         context,

@@ -10,7 +10,7 @@ import { receiveArtifact } from '../../domain/artifacts.js';
 import { appendLog } from '../../domain/logs.js';
 import { authenticateWorker } from '../../domain/worker-auth.js';
 import { claimTask, completeTask, heartbeat, MAX_CLAIM_WAIT_SECONDS, openTaskSource, requireHeldTask } from '../../domain/worker-protocol.js';
-import { ServiceError } from '../../errors.js';
+import { errors, ServiceError } from '../../errors.js';
 import type { Worker } from '../../store/types.js';
 import { baseUrlOf } from '../base-url.js';
 import { parseJsonBody, rawBody } from '../body.js';
@@ -30,13 +30,13 @@ declare module 'fastify' {
 }
 
 function requireWorker(request: FastifyRequest): Worker {
-  if (request.worker === undefined) throw new ServiceError(401, 'a valid worker token is required');
+  if (request.worker === undefined) throw errors.workerTokenInvalid();
   return request.worker;
 }
 
 function parseWait(value: unknown): number {
   if (value === undefined) return 0;
-  if (typeof value !== 'string' || !/^\d{1,5}$/.test(value)) throw new ServiceError(400, 'wait must be a whole number of seconds');
+  if (typeof value !== 'string' || !/^\d{1,5}$/.test(value)) throw errors.invalidRequest('wait must be a whole number of seconds');
   return Math.min(Number(value), MAX_CLAIM_WAIT_SECONDS);
 }
 
@@ -70,7 +70,7 @@ export function registerWorkerRoutes(app: FastifyInstance, context: HttpContext)
     scope.post<{ Querystring: { wait?: string } }>('/api/v1/tasks/claim', async (request, reply) => {
       const worker = requireWorker(request);
       const parsed = parseWith(ClaimRequestSchema, parseJsonBody(request));
-      if (!parsed.ok) throw new ServiceError(400, parsed.message);
+      if (!parsed.ok) throw errors.invalidRequest(parsed.message);
       if (parsed.value.name !== worker.name) {
         // The claim's name is only the worker's own word; the task records the registered name.
         request.log.debug({ worker: worker.name, claimed: parsed.value.name }, 'claim names another worker name; the registered one is recorded');
@@ -96,7 +96,7 @@ export function registerWorkerRoutes(app: FastifyInstance, context: HttpContext)
       const worker = requireWorker(request);
       const header = request.headers[LOG_OFFSET_HEADER];
       if (typeof header !== 'string' || !/^\d{1,15}$/.test(header)) {
-        throw new ServiceError(400, 'X-Log-Offset must be the byte offset where this chunk starts');
+        throw errors.invalidRequest('X-Log-Offset must be the byte offset where this chunk starts');
       }
       const offset = await appendLog(deps, context.logLocks, worker, request.params.task, Number(header), rawBody(request));
       return { offset };
@@ -111,7 +111,7 @@ export function registerWorkerRoutes(app: FastifyInstance, context: HttpContext)
       // 404 for a task the worker does not hold comes before anything about the body.
       await requireHeldTask(deps, worker, request.params.task);
       const parsed = parseWith(CompleteRequestSchema, parseJsonBody(request));
-      if (!parsed.ok) throw new ServiceError(400, parsed.message);
+      if (!parsed.ok) throw errors.invalidRequest(parsed.message);
       const task = await completeTask(deps, worker, request.params.task, parsed.value);
       request.log.info({ task: task.id, name: task.name, state: task.state, attempt: task.attempt }, 'task completed');
       return { state: task.state, attempt: task.attempt };
@@ -127,7 +127,7 @@ export function registerWorkerRoutes(app: FastifyInstance, context: HttpContext)
         const worker = requireWorker(request);
         await requireHeldTask(deps, worker, request.params.task);
         const length = request.headers['content-length'];
-        if (length === undefined || !/^\d{1,15}$/.test(length)) throw new ServiceError(411, 'Content-Length is required');
+        if (length === undefined || !/^\d{1,15}$/.test(length)) throw errors.lengthRequired();
         // Before the body: a Host that cannot make the artifact's url must refuse the upload, not follow it.
         const base = baseUrlOf(request, deps.config.publicUrl);
         const rawPath = request.headers[ARTIFACT_PATH_HEADER];
@@ -150,7 +150,7 @@ export function registerWorkerRoutes(app: FastifyInstance, context: HttpContext)
 
     // Anything else below /tasks/:task is still worker territory: authenticated first, then 404.
     scope.all('/api/v1/tasks/:task/*', async () => {
-      throw new ServiceError(404, 'not found');
+      throw errors.notFound();
     });
   });
 }
