@@ -1,5 +1,5 @@
 export { buildApp, pipelinePlugin, type AppOptions, type PipelinePluginOptions } from './app.js';
-export { systemClock, type Clock } from './clock.js';
+export { systemClock, type Clock } from '@conveyor/kit';
 export { ConfigError, readPipelineConfig, type PipelineConfig } from './config.js';
 export type { PipelineDeps } from './domain/deps.js';
 export * as admin from './domain/projects.js';

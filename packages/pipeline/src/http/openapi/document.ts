@@ -21,7 +21,7 @@ import {
   worker,
 } from './parts.js';
 import { ref, schemas } from './schemas.js';
-import type { OpenApiDocument, PathItem } from './types.js';
+import type { OpenApiDocument, PathItem } from '@conveyor/kit';
 
 /** Answers of `/trigger` and `/jobs`, checked in this order: 404, 401, 409, 400, 422. */
 const jobStartAnswers = {

@@ -1,5 +1,5 @@
 import { ref } from './schemas.js';
-import type { Header, MediaType, Parameter, Response, Schema } from './types.js';
+import type { Header, MediaType, Parameter, Response, Schema } from '@conveyor/kit';
 
 // Small builders so each operation in document.ts reads as its list of facts.
 

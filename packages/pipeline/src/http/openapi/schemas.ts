@@ -1,6 +1,6 @@
 import { JOB_STATES, TASK_STATES } from '@conveyor/protocol';
 import { ERROR_CODES, type ErrorCode } from '../../errors.js';
-import type { Schema } from './types.js';
+import type { Schema } from '@conveyor/kit';
 
 // The bodies the routes send and accept, field for field as present.ts and the protocol's schemas make them.
 
