@@ -3,6 +3,41 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// Which package may import which (docs/architecture.md): the two services never import each other, the
+// worker imports neither, and the shared packages (kit, protocol) import no other Conveyor package.
+const packageBoundaries = {
+  'packages/kit': ['^@conveyor/'],
+  'packages/protocol': ['^@conveyor/'],
+  'packages/pipeline': ['^@conveyor/(signin|worker|cli)(/|$)'],
+  'packages/signin': ['^@conveyor/(pipeline|worker|cli)(/|$)'],
+  'packages/worker': ['^@conveyor/(pipeline|signin|cli)(/|$)'],
+};
+
+// Inside each service: http -> domain -> store. A relative import is matched on the folder it enters.
+const into = (...folders) => `^(\\.\\./)+(${folders.join('|')})/`;
+const layers = {
+  'packages/pipeline/src/domain': [[into('http'), 'domain/ must not import http/: return data and throw the errors.ts catalogue']],
+  'packages/pipeline/src/store': [
+    [into('http'), 'store/ must not import http/'],
+    ['^(\\.\\./)+domain/(?!rules/)', 'store/ may import only the pure rules of domain/rules/, which it applies inside its transactions'],
+  ],
+  'packages/pipeline/src/blobs': [[into('http', 'domain', 'store'), 'blobs/ keeps bytes only: it must not import http/, domain/ or store/']],
+  'packages/pipeline/src/pipeline-file': [[into('http', 'domain', 'store', 'blobs', 'git'), 'pipeline-file/ is a pure compiler: it must not import the service around it']],
+  'packages/signin/src/domain': [[into('http'), 'domain/ must not import http/: return data and throw the errors.ts catalogue']],
+  'packages/signin/src/store': [
+    [into('http'), 'store/ must not import http/'],
+    ['^(\\.\\./)+domain/(?!rules/|types\\.js$)', 'store/ may import only domain/types.ts and the pure rules of domain/rules/'],
+  ],
+};
+
+function restrictImports(directory) {
+  const [, packageDirectory] = /^(packages\/[^/]+)/.exec(directory) ?? [];
+  const boundaries = (packageBoundaries[packageDirectory] ?? []).map((regex) => ({ regex, message: 'see "Which package may import which" in docs/architecture.md' }));
+  const layer = (layers[directory] ?? []).map(([regex, message]) => ({ regex, message }));
+  // One object per folder holds both lists: a later no-restricted-imports replaces an earlier one.
+  return ['error', { patterns: [...boundaries, ...layer] }];
+}
+
 // node:test's describe/it return promises the runner itself tracks.
 const testRunnerCalls = { from: 'package', package: 'node:test', name: ['describe', 'it', 'test', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] };
 
@@ -27,4 +62,11 @@ export default tseslint.config(
       '@typescript-eslint/await-thenable': 'error',
     },
   },
+  ...Object.keys(packageBoundaries).map((directory) => ({ files: [`${directory}/**/*.ts`], rules: { 'no-restricted-imports': restrictImports(directory) } })),
+  // Tests may reach across layers to set up and inspect; the layering is for the code they test.
+  ...Object.keys(layers).map((directory) => ({
+    files: [`${directory}/**/*.ts`],
+    ignores: ['**/*.test.ts'],
+    rules: { 'no-restricted-imports': restrictImports(directory) },
+  })),
 );

@@ -1,7 +1,7 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { PipelineDeps } from './domain/deps.js';
 import { TaskLocks } from './domain/logs.js';
-import { noSessions, type SessionResolver } from './http/access.js';
+import { noSessions, type SessionResolver } from './http/credentials.js';
 import { keepRawBodies } from './http/body.js';
 import { installErrorHandler, installNotFoundHandler } from './http/error-handler.js';
 import { registerOpenApiRoute } from './http/openapi/route.js';

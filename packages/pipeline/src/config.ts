@@ -1,6 +1,7 @@
-import { resolve } from 'node:path';
-import { parseDurationSeconds } from './pipeline-file/durations.js';
+import { ConfigError, readEnv, type Env } from '@conveyor/kit';
 import { MAX_EXPIRE_IN_SECONDS } from './pipeline-file/limits.js';
+
+export { ConfigError };
 
 /** The pipeline service's configuration, read once from the environment and frozen. */
 export interface PipelineConfig {
@@ -31,68 +32,28 @@ export interface PipelineConfig {
   uploadMinBytesPerSecond: number;
 }
 
-export class ConfigError extends Error {}
-
-type Env = Record<string, string | undefined>;
-
-function readInteger(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got '${raw}'`);
-  const value = Number(raw);
-  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
-  return value;
-}
-
-function readPublicUrl(env: Env): string | null {
-  const raw = env.PIPELINE_PUBLIC_URL;
-  if (raw === undefined || raw === '') return null;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError(`PIPELINE_PUBLIC_URL must be an absolute http(s) URL, got '${raw}'`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(`PIPELINE_PUBLIC_URL must be an http(s) URL, got '${raw}'`);
-  }
-  return raw.replace(/\/+$/, '');
-}
-
-function readDuration(env: Env, name: string, fallbackSeconds: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallbackSeconds;
-  const seconds = parseDurationSeconds(raw);
-  if (seconds === undefined) throw new ConfigError(`${name} must be whole seconds or a duration such as 45m, 12h or 30d, got '${raw}'`);
-  if (seconds < 1 || seconds > MAX_EXPIRE_IN_SECONDS) {
-    throw new ConfigError(`${name} must be between 1 second and ${MAX_EXPIRE_IN_SECONDS / 86_400}d, got '${raw}'`);
-  }
-  return seconds;
-}
-
 const GIB = 1024 * 1024 * 1024;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'silent'] as const;
 
 export function readPipelineConfig(env: Env = process.env): PipelineConfig {
-  const logLevel = env.PIPELINE_LOG_LEVEL ?? 'info';
-  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
-    throw new ConfigError(`PIPELINE_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${logLevel}'`);
-  }
+  const read = readEnv(env);
+  // Kept as written, less trailing slashes: the workers' URLs are this plus a path.
+  const publicUrl = read.httpUrl('PIPELINE_PUBLIC_URL')?.replace(/\/+$/, '') ?? null;
   return Object.freeze({
-    databasePath: resolve(env.PIPELINE_DATABASE_PATH || './data/pipeline.db'),
-    dataPath: resolve(env.PIPELINE_DATA_PATH || './data/pipeline'),
-    port: readInteger(env, 'PIPELINE_PORT', 3000, 0, 65535),
-    host: env.PIPELINE_HOST || '127.0.0.1',
-    publicUrl: readPublicUrl(env),
-    maxLogBytes: readInteger(env, 'PIPELINE_MAX_LOG_BYTES', 64 * 1024 * 1024, 1024, 2 ** 40),
-    artifactRetentionSeconds: readDuration(env, 'PIPELINE_ARTIFACT_RETENTION', 30 * 86_400),
-    maxArtifactBytes: readInteger(env, 'PIPELINE_MAX_ARTIFACT_BYTES', 10 * GIB, 1, Number.MAX_SAFE_INTEGER),
-    maxTaskArtifactBytes: readInteger(env, 'PIPELINE_MAX_TASK_ARTIFACT_BYTES', 20 * GIB, 1, Number.MAX_SAFE_INTEGER),
-    heartbeatInterval: readInteger(env, 'PIPELINE_HEARTBEAT_INTERVAL', 10, 1, 3600),
-    gitTimeoutMs: readInteger(env, 'PIPELINE_GIT_TIMEOUT', 120, 1, 3600) * 1000,
-    logLevel: logLevel as PipelineConfig['logLevel'],
-    requestTimeoutMs: readInteger(env, 'PIPELINE_REQUEST_TIMEOUT', 60, 1, 3600) * 1000,
-    uploadMinBytesPerSecond: readInteger(env, 'PIPELINE_UPLOAD_MIN_RATE', 1024, 1, 2 ** 30),
+    databasePath: read.path('PIPELINE_DATABASE_PATH', './data/pipeline.db'),
+    dataPath: read.path('PIPELINE_DATA_PATH', './data/pipeline'),
+    port: read.integer('PIPELINE_PORT', 3000, { min: 0, max: 65535 }),
+    host: read.text('PIPELINE_HOST', '127.0.0.1'),
+    publicUrl,
+    maxLogBytes: read.integer('PIPELINE_MAX_LOG_BYTES', 64 * 1024 * 1024, { min: 1024, max: 2 ** 40 }),
+    artifactRetentionSeconds: read.durationSeconds('PIPELINE_ARTIFACT_RETENTION', 30 * 86_400, { min: 1, max: MAX_EXPIRE_IN_SECONDS }),
+    maxArtifactBytes: read.integer('PIPELINE_MAX_ARTIFACT_BYTES', 10 * GIB, { min: 1 }),
+    maxTaskArtifactBytes: read.integer('PIPELINE_MAX_TASK_ARTIFACT_BYTES', 20 * GIB, { min: 1 }),
+    heartbeatInterval: read.integer('PIPELINE_HEARTBEAT_INTERVAL', 10, { min: 1, max: 3600 }),
+    gitTimeoutMs: read.integer('PIPELINE_GIT_TIMEOUT', 120, { min: 1, max: 3600 }) * 1000,
+    logLevel: read.oneOf('PIPELINE_LOG_LEVEL', 'info', LOG_LEVELS),
+    requestTimeoutMs: read.integer('PIPELINE_REQUEST_TIMEOUT', 60, { min: 1, max: 3600 }) * 1000,
+    uploadMinBytesPerSecond: read.integer('PIPELINE_UPLOAD_MIN_RATE', 1024, { min: 1, max: 2 ** 30 }),
   });
 }

@@ -1,11 +1,11 @@
 export { buildApp, pipelinePlugin, type AppOptions, type PipelinePluginOptions } from './app.js';
-export { systemClock, type Clock } from './clock.js';
+export { systemClock, type Clock } from '@conveyor/kit';
 export { ConfigError, readPipelineConfig, type PipelineConfig } from './config.js';
 export type { PipelineDeps } from './domain/deps.js';
 export * as admin from './domain/projects.js';
 export { ServiceError } from './errors.js';
 export { widenHeapGrowth } from './heap.js';
-export type { SessionResolver, SessionViewer } from './http/access.js';
+export type { SessionResolver, SessionViewer } from './http/credentials.js';
 export { openPipeline, startPipelineServer, type RunningServer } from './main.js';
 export { compilePipeline } from './pipeline-file/compile.js';
 export { locateProblems, type LocatedProblem } from './pipeline-file/locate-problems.js';

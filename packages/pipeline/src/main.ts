@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { createFsBlobStore, removeUnfinishedPuts } from './blobs/fs/index.js';
-import { systemClock, type Clock } from './clock.js';
+import { systemClock, type Clock } from '@conveyor/kit';
 import type { PipelineConfig } from './config.js';
 import { removeExpiredArtifacts, removeUnsettledArtifacts } from './domain/artifacts.js';
 import type { PipelineDeps } from './domain/deps.js';

@@ -5,3 +5,4 @@
  */
 export * from './schemas.js';
 export * from './validate.js';
+export * from './artifact-glob.js';

@@ -1,4 +1,4 @@
-import { createSystemClock, type Clock } from './clock.js';
+import { systemClock, type Clock } from '@conveyor/kit';
 import { loadConfig } from './config.js';
 import type { SigninDeps } from './domain/deps.js';
 import { ensureSystemRealm } from './domain/realms.js';
@@ -16,7 +16,7 @@ export interface SigninAdmin {
  */
 export async function openSigninAdmin(options: { env?: NodeJS.ProcessEnv; clock?: Clock } = {}): Promise<SigninAdmin> {
   const config = loadConfig(options.env);
-  const clock = options.clock ?? createSystemClock();
+  const clock = options.clock ?? systemClock;
   const store = openSqliteStore(config);
   try {
     await ensureSystemRealm(store, clock, { registerDefaultHosts: false });

@@ -1,5 +1,7 @@
 import { availableParallelism } from 'node:os';
-import { resolve } from 'node:path';
+import { ConfigError, readEnv, type Env } from '@conveyor/kit';
+
+export { ConfigError };
 
 /** Everything the sign-in service reads from the environment, validated once and frozen. */
 export interface SigninConfig {
@@ -19,13 +21,6 @@ export interface SigninConfig {
   readonly hashConcurrency: number;
 }
 
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
-
 export const CONFIG_DEFAULTS = Object.freeze({
   AUTH_DATABASE_PATH: './data/signin.db',
   AUTH_REALMS_PATH: './data/realms',
@@ -38,45 +33,21 @@ export const CONFIG_DEFAULTS = Object.freeze({
   AUTH_HASH_CONCURRENCY: String(availableParallelism()),
 });
 
-function readString(env: NodeJS.ProcessEnv, name: keyof typeof CONFIG_DEFAULTS): string {
-  const value = env[name];
-  if (value === undefined || value === '') return CONFIG_DEFAULTS[name];
-  return value;
-}
-
-function parsePort(raw: string): number {
-  if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) {
-    throw new ConfigError(`AUTH_PORT must be an integer between 0 and 65535, got '${raw}'`);
-  }
-  return Number(raw);
-}
-
-function parseSeconds(name: string, raw: string): number {
-  if (!/^\d{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > 3600) {
-    throw new ConfigError(`${name} must be a whole number of seconds between 1 and 3600, got '${raw}'`);
-  }
-  return Number(raw);
-}
-
-function parseCount(env: NodeJS.ProcessEnv, name: keyof typeof CONFIG_DEFAULTS, min: number): number {
-  const raw = readString(env, name);
-  if (!/^\d{1,9}$/.test(raw) || Number(raw) < min) throw new ConfigError(`${name} must be an integer of at least ${min}, got '${raw}'`);
-  return Number(raw);
-}
-
 /** Reads the AUTH_* variables; paths are made absolute against the working directory. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): SigninConfig {
-  const host = readString(env, 'AUTH_HOST');
+export function loadConfig(env: Env = process.env): SigninConfig {
+  const read = readEnv(env);
+  const defaults = CONFIG_DEFAULTS;
+  const host = read.text('AUTH_HOST', defaults.AUTH_HOST);
   if (/\s/.test(host)) throw new ConfigError(`AUTH_HOST must be a host name or address, got '${host}'`);
   return Object.freeze({
-    databasePath: resolve(readString(env, 'AUTH_DATABASE_PATH')),
-    realmsPath: resolve(readString(env, 'AUTH_REALMS_PATH')),
-    port: parsePort(readString(env, 'AUTH_PORT')),
+    databasePath: read.path('AUTH_DATABASE_PATH', defaults.AUTH_DATABASE_PATH),
+    realmsPath: read.path('AUTH_REALMS_PATH', defaults.AUTH_REALMS_PATH),
+    port: read.integer('AUTH_PORT', Number(defaults.AUTH_PORT), { min: 0, max: 65535 }),
     host,
-    requestTimeoutMs: parseSeconds('AUTH_REQUEST_TIMEOUT', readString(env, 'AUTH_REQUEST_TIMEOUT')) * 1000,
-    maxFailures: parseCount(env, 'AUTH_MAX_FAILURES', 1),
-    maxIpFailures: parseCount(env, 'AUTH_MAX_IP_FAILURES', 1),
-    maxPendingHashes: parseCount(env, 'AUTH_MAX_PENDING_HASHES', 0),
-    hashConcurrency: parseCount(env, 'AUTH_HASH_CONCURRENCY', 1),
+    requestTimeoutMs: read.integer('AUTH_REQUEST_TIMEOUT', Number(defaults.AUTH_REQUEST_TIMEOUT), { min: 1, max: 3600 }) * 1000,
+    maxFailures: read.integer('AUTH_MAX_FAILURES', Number(defaults.AUTH_MAX_FAILURES), { min: 1 }),
+    maxIpFailures: read.integer('AUTH_MAX_IP_FAILURES', Number(defaults.AUTH_MAX_IP_FAILURES), { min: 1 }),
+    maxPendingHashes: read.integer('AUTH_MAX_PENDING_HASHES', Number(defaults.AUTH_MAX_PENDING_HASHES), { min: 0 }),
+    hashConcurrency: read.integer('AUTH_HASH_CONCURRENCY', Number(defaults.AUTH_HASH_CONCURRENCY), { min: 1 }),
   });
 }

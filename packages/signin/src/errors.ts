@@ -55,6 +55,29 @@ export function busy(retryAfterSeconds = 1): SigninError {
   return new SigninError(503, 'busy', `the server is busy checking other passwords; try again in ${retryAfterSeconds} second(s)`, retryAfterSeconds);
 }
 
+export function bodyTooLarge(): SigninError {
+  return new SigninError(413, 'invalid_request', 'the request body is larger than the limit of 64 KiB');
+}
+
+export function unknownEndpoint(): SigninError {
+  return new SigninError(404, 'not_found', 'no such endpoint');
+}
+
+/** A body that trickles in is cut off; the answer goes out on the raw socket, so it is made here but sent there. */
+export function requestTimeout(): SigninError {
+  return new SigninError(408, 'request_timeout', 'the request body arrived too slowly and the connection was closed; send the whole body without pausing');
+}
+
+/** Anything unexpected: no internals reach the caller. */
+export function internalError(): SigninError {
+  return new SigninError(500, 'internal_error', 'internal error');
+}
+
+/** The response body of every error: the code and the message. */
+export function errorBody(error: SigninError): { error: string; message: string } {
+  return { error: error.code, message: error.message };
+}
+
 /** Storage-level refusals, typed so callers never see raw driver errors. */
 export function notFound(what: string): SigninError {
   return new SigninError(404, 'not_found', `${what} not found`);

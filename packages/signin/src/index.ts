@@ -5,7 +5,7 @@ export { signinOpenApiDocument } from './http/openapi/document.js';
 export { serverOptions as signinServerOptions } from './http/server-options.js';
 export { openSigninAdmin, type SigninAdmin } from './admin.js';
 export { loadConfig, ConfigError, CONFIG_DEFAULTS, type SigninConfig } from './config.js';
-export { createManualClock, createSystemClock, type Clock, type ManualClock } from './clock.js';
+export { createManualClock, systemClock, type Clock, type ManualClock } from '@conveyor/kit';
 export { SigninError } from './errors.js';
 export { DEFAULT_SIGN_IN_LIMITS, type SigninDeps, type SignInLimits } from './domain/deps.js';
 export { endUserSessions } from './domain/sessions.js';

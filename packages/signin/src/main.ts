@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { FastifyInstance } from 'fastify';
-import { createSystemClock, type Clock } from './clock.js';
+import { systemClock, type Clock } from '@conveyor/kit';
 import { loadConfig, type SigninConfig } from './config.js';
 import { DEFAULT_SIGN_IN_LIMITS, type SigninDeps } from './domain/deps.js';
 import { ensureSystemRealm } from './domain/realms.js';
@@ -26,7 +26,7 @@ export async function createSigninService(
   settings: ServiceSettings,
   options: { clock?: Clock; logger?: boolean; requestTimeoutMs?: number } = {},
 ): Promise<SigninService> {
-  const clock = options.clock ?? createSystemClock();
+  const clock = options.clock ?? systemClock;
   const store = openSqliteStore(settings);
   try {
     await ensureSystemRealm(store, clock, { registerDefaultHosts: true });

@@ -2,8 +2,8 @@ import { constants } from 'node:fs';
 import { lstat, open, opendir, realpath } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { Readable } from 'node:stream';
+import { compileGlob, type Glob } from '@conveyor/protocol';
 import { isRetryable, type ProtocolClient } from './client.js';
-import { compileGlob, type Glob } from './glob.js';
 import { Backoff, sleep } from './timing.js';
 
 export interface ArtifactFile {

@@ -3,6 +3,9 @@ import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { ConfigError, parseEnum, parseHttpUrl, parseInteger } from '@conveyor/kit';
+
+export { ConfigError };
 
 export const EXECUTORS = ['shell', 'podman', 'docker'] as const;
 export type ExecutorKind = (typeof EXECUTORS)[number];
@@ -48,14 +51,6 @@ export interface WorkerFlags {
   runAs?: string;
 }
 
-/** A setting is missing or wrong; the message names the option and its variable. */
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
-
 const VARIABLES: Record<keyof WorkerFlags, string> = {
   url: 'CONVEYOR_WORKER_URL',
   tokenFile: 'CONVEYOR_WORKER_TOKEN_FILE',
@@ -90,7 +85,7 @@ export async function resolveConfig(flags: WorkerFlags, env: NodeJS.ProcessEnv):
   const flag = (key: 'keepWork' | 'verbose'): boolean => flags[key] === true || ['1', 'true', 'yes'].includes((env[VARIABLES[key]] ?? '').toLowerCase());
 
   const url = parseUrl(text('url'));
-  const executor = parseExecutor(text('executor') ?? 'shell');
+  const executor = parseEnum(`--executor (${VARIABLES.executor})`, text('executor') ?? 'shell', EXECUTORS);
   const features = list(text('features'));
   const container = executor !== 'shell';
   if (!container && features.includes(CONTAINER_FEATURE)) warnings.push(`feature '${CONTAINER_FEATURE}' dropped: it is offered only with a container executor`);
@@ -104,12 +99,12 @@ export async function resolveConfig(flags: WorkerFlags, env: NodeJS.ProcessEnv):
     arches: list(text('arch') ?? defaultArch()),
     features: [...new Set(offered)],
     executor,
-    concurrency: integer(`--concurrency (${VARIABLES.concurrency})`, text('concurrency') ?? '1', 1, 256),
+    concurrency: parseInteger(`--concurrency (${VARIABLES.concurrency})`, text('concurrency') ?? '1', { min: 1, max: 256 }),
     workDir: resolve(text('workDir') ?? join(tmpdir(), 'conveyor-worker')),
-    graceSeconds: integer(`--grace (${VARIABLES.grace})`, text('grace') ?? '300', 0, 86_400),
+    graceSeconds: parseInteger(`--grace (${VARIABLES.grace})`, text('grace') ?? '300', { min: 0, max: 86_400 }),
     keepWork: flag('keepWork'),
     verbose: flag('verbose'),
-    pollWaitSeconds: integer(`--poll-wait (${VARIABLES.pollWait})`, text('pollWait') ?? '30', 0, 60),
+    pollWaitSeconds: parseInteger(`--poll-wait (${VARIABLES.pollWait})`, text('pollWait') ?? '30', { min: 0, max: 60 }),
     container: {
       cli: text('containerCli') ?? (executor === 'shell' ? 'podman' : executor),
       globalArgs: words(text('containerGlobalArgs')),
@@ -124,19 +119,7 @@ export async function resolveConfig(flags: WorkerFlags, env: NodeJS.ProcessEnv):
 
 function parseUrl(value: string | undefined): string {
   if (value === undefined) throw new ConfigError(`--url (${VARIABLES.url}) is required`);
-  try {
-    const url = new URL(value);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
-    return url.toString();
-  } catch {
-    throw new ConfigError(`--url (${VARIABLES.url}) must be an http or https URL, got ${JSON.stringify(value)}`);
-  }
-}
-
-function parseExecutor(value: string): ExecutorKind {
-  const found = EXECUTORS.find((name) => name === value);
-  if (found === undefined) throw new ConfigError(`--executor (${VARIABLES.executor}) must be one of ${EXECUTORS.join(', ')}, got ${JSON.stringify(value)}`);
-  return found;
+  return parseHttpUrl(`--url (${VARIABLES.url})`, value).toString();
 }
 
 async function readToken(file: string | undefined, env: NodeJS.ProcessEnv): Promise<string> {
@@ -169,12 +152,6 @@ async function lookUpRunAs(name: string | undefined, executor: ExecutorKind): Pr
   const [user, , uid, gid, , home] = entry.split(':');
   if (Number(uid) === 0) throw new ConfigError(`${option}: ${JSON.stringify(name)} is root; name an unprivileged user, or leave ${option} out`);
   return { name: user ?? name, uid: Number(uid), gid: Number(gid), home: home || '/' };
-}
-
-function integer(name: string, value: string, min: number, max: number): number {
-  const number = Number(value);
-  if (!/^\d+$/.test(value) || number < min || number > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
-  return number;
 }
 
 function list(value: string | undefined): string[] {

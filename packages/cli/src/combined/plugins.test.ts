@@ -106,7 +106,7 @@ describe('both services as plugins on one server', () => {
 
     const badJob = await post('/api/v1/projects/demo/jobs', '{not json', { 'x-hub-signature-256': sign('{not json', secret) });
     assert.equal(badJob.status, 400);
-    assert.deepEqual(Object.keys((await badJob.json()) as object), ['error']);
+    assert.deepEqual(Object.keys((await badJob.json()) as object), ['error', 'code']);
 
     // fetch cannot set Host, which would pick the system realm; node's client can.
     const unknownRealm = await postWithHost(url, '/api/v1/login/resolve', JSON.stringify({ identifier: 'alice', realm: 'nope' }), 'elsewhere.test');
@@ -116,14 +116,14 @@ describe('both services as plugins on one server', () => {
 
     const unknownProject = await post('/api/v1/projects/nope/trigger', '{}');
     assert.equal(unknownProject.status, 404);
-    assert.deepEqual(await unknownProject.json(), { error: 'not found' });
+    assert.deepEqual(await unknownProject.json(), { error: 'not found', code: 'not_found' });
   });
 
   it('answers unknown paths with the pipeline\'s {"error":"not found"}', async () => {
     for (const path of ['/api/v1/nothing', '/api/v1/login/nothing', '/elsewhere']) {
       const response = await fetch(`${url}${path}`);
       assert.equal(response.status, 404, path);
-      assert.deepEqual(await response.json(), { error: 'not found' }, path);
+      assert.deepEqual(await response.json(), { error: 'not found', code: 'not_found' }, path);
     }
   });
 

@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import { BodySizeError } from '../blobs/types.js';
-import { ServiceError } from '../errors.js';
+import { errors, type ServiceError } from '../errors.js';
 import { newId } from '../ids.js';
-import type { StoredArtifact, Task, Worker } from '../store/types.js';
+import type { Job, Project, StoredArtifact, Task, Worker } from '../store/types.js';
 import { sanitizeArtifactPath } from './artifact-path.js';
 import type { PipelineDeps } from './deps.js';
 import { readSecretValues } from './masking.js';
@@ -26,6 +26,13 @@ export function artifactExpiry(deps: PipelineDeps, task: Task, now: number): num
   return now + (task.artifactExpireIn ?? deps.config.artifactRetentionSeconds) * 1000;
 }
 
+/** A stored upload, with the job and project its download URL is made of (null only if they vanished meanwhile). */
+export interface ReceivedArtifact {
+  artifact: StoredArtifact;
+  job: Job | null;
+  project: Project | null;
+}
+
 /**
  * Receives one uploaded file. The order is what makes a crash harmless: the limits are checked from
  * the declared length before a byte is read (413); a pending record is written next, so the bytes
@@ -34,28 +41,22 @@ export function artifactExpiry(deps: PipelineDeps, task: Task, now: number): num
  * the same path. A crash anywhere leaves at most a temporary file and a pending record, which the
  * start-up sweep removes (removeUnsettledArtifacts). Any refusal leaves nothing.
  */
-export async function receiveArtifact(deps: PipelineDeps, worker: Worker, taskId: string, upload: ArtifactUpload): Promise<StoredArtifact> {
+export async function receiveArtifact(deps: PipelineDeps, worker: Worker, taskId: string, upload: ArtifactUpload): Promise<ReceivedArtifact> {
   const task = await findHeldTask(deps, worker, taskId);
-  if (task === null) throw new ServiceError(404, 'not found');
+  if (task === null) throw errors.notFound();
   const path = upload.rawPath === undefined ? null : sanitizeArtifactPath(upload.rawPath, await readSecretValues(deps, task.projectId));
-  if (path === null) throw new ServiceError(400, 'X-Artifact-Path must name a file (percent-encoded UTF-8, no control characters)');
+  if (path === null) throw errors.invalidRequest('X-Artifact-Path must name a file (percent-encoded UTF-8, no control characters)');
   const { maxArtifactBytes, maxTaskArtifactBytes } = deps.config;
   if (upload.declaredLength > maxArtifactBytes) {
-    throw new ServiceError(413, `an artifact is limited to ${maxArtifactBytes} bytes; this one declares ${upload.declaredLength}`, {
-      max_artifact_bytes: maxArtifactBytes,
-    });
+    throw errors.artifactTooLarge(maxArtifactBytes, upload.declaredLength);
   }
 
   const id = newId();
   const reservation = { id, taskId: task.id, attempt: task.attempt, path, size: upload.declaredLength, createdAt: deps.clock.now() };
   const reserved = await deps.store.reserveArtifact(reservation, worker.id, maxTaskArtifactBytes);
-  if (reserved.kind === 'not-held') throw new ServiceError(404, 'not found');
+  if (reserved.kind === 'not-held') throw errors.notFound();
   if (reserved.kind === 'over-limit') {
-    throw new ServiceError(
-      413,
-      `the artifacts of one task attempt are limited to ${maxTaskArtifactBytes} bytes; ${reserved.storedBytes} are already stored or on their way, and this one declares ${upload.declaredLength}`,
-      { max_task_artifact_bytes: maxTaskArtifactBytes },
-    );
+    throw errors.taskArtifactsTooLarge(maxTaskArtifactBytes, reserved.storedBytes, upload.declaredLength);
   }
 
   const key = artifactKey(id);
@@ -78,10 +79,10 @@ export async function receiveArtifact(deps: PipelineDeps, worker: Worker, taskId
   });
   if (artifact === null) {
     await discard(deps, id);
-    throw new ServiceError(404, 'not found');
+    throw errors.notFound();
   }
   if (replaced !== null) await discard(deps, replaced.id);
-  return artifact;
+  return { artifact, job: await deps.store.getJobById(task.jobId), project: await deps.store.findProject(task.projectId) };
 }
 
 /** Bytes first, then the record: a crash in between leaves a record the sweep finishes, never a nameless file. */
@@ -132,12 +133,7 @@ export function isArtifactLive(artifact: StoredArtifact, now: number): boolean {
 }
 
 function bodyRefusal(error: BodySizeError): ServiceError {
-  return new ServiceError(
-    400,
-    error.broken
-      ? `the body ended after ${error.received} of ${error.expected} declared bytes`
-      : `the body does not match its declared length of ${error.expected} bytes`,
-  );
+  return errors.bodyLengthMismatch(error.received, error.expected, error.broken);
 }
 
 /** Which attempt's artifacts a reader gets: the one asked for, else the current one; null for an attempt that never was. */

@@ -1,5 +1,5 @@
 import type { BlobStore } from '../blobs/types.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '@conveyor/kit';
 import type { PipelineConfig } from '../config.js';
 import type { Repositories } from '../git/repositories.js';
 import type { PipelineStore } from '../store/types.js';

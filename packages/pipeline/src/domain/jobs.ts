@@ -1,7 +1,7 @@
-import { ServiceError } from '../errors.js';
+import { errors } from '../errors.js';
 import { newId } from '../ids.js';
 import { compilePipeline } from '../pipeline-file/compile.js';
-import { MAX_PIPELINE_FILE_BYTES, PIPELINE_FILE_NAME, type CompiledTask, type Problem } from '../pipeline-file/types.js';
+import { MAX_PIPELINE_FILE_BYTES, PIPELINE_FILE_NAME, type CompiledTask } from '../pipeline-file/types.js';
 import type { Job, Project } from '../store/types.js';
 import type { PipelineDeps } from './deps.js';
 
@@ -15,22 +15,19 @@ export interface JobRequest {
 
 const SHA_PATTERN = /^[0-9a-f]{40}$/;
 
-const invalidPipeline = (problems: Problem[]): ServiceError =>
-  new ServiceError(422, 'the pipeline at that commit is invalid', { problems });
-
 /** Reads and compiles the pipeline file at the commit; the caller's words about the pipeline are never used. */
 async function compileAtCommit(deps: PipelineDeps, project: Project, sha: string): Promise<CompiledTask[]> {
   const file = await deps.repos.readFile(project.repo, sha, PIPELINE_FILE_NAME, MAX_PIPELINE_FILE_BYTES);
   if (file.kind === 'missing') {
-    throw invalidPipeline([{ path: PIPELINE_FILE_NAME, message: `no ${PIPELINE_FILE_NAME} at commit ${sha}` }]);
+    throw errors.pipelineInvalid([{ path: PIPELINE_FILE_NAME, message: `no ${PIPELINE_FILE_NAME} at commit ${sha}` }]);
   }
   if (file.kind === 'too-large') {
-    throw invalidPipeline([
+    throw errors.pipelineInvalid([
       { path: PIPELINE_FILE_NAME, message: `the file is ${file.size} bytes; the limit is ${MAX_PIPELINE_FILE_BYTES}` },
     ]);
   }
   const result = compilePipeline(file.content.toString('utf8'));
-  if (!result.ok) throw invalidPipeline(result.problems);
+  if (!result.ok) throw errors.pipelineInvalid(result.problems);
   return result.tasks;
 }
 
@@ -40,10 +37,10 @@ async function compileAtCommit(deps: PipelineDeps, project: Project, sha: string
  * one transaction with the project's next job number.
  */
 export async function createJob(deps: PipelineDeps, project: Project, request: JobRequest): Promise<{ job: Job; tasks: number }> {
-  if (!SHA_PATTERN.test(request.sha)) throw new ServiceError(400, `no usable commit: ${request.sha} is not a full 40-hex commit id`);
+  if (!SHA_PATTERN.test(request.sha)) throw errors.commitUnusable(`${request.sha} is not a full 40-hex commit id`);
   // The reason carries git's own words on a failed fetch (credentials masked): the caller can act on them.
   const commit = await deps.repos.findCommit(project.repo, request.sha);
-  if (!commit.found) throw new ServiceError(400, `no usable commit: ${commit.reason}`);
+  if (!commit.found) throw errors.commitUnusable(commit.reason);
   const tasks = await compileAtCommit(deps, project, request.sha);
   const job = await deps.store.insertJob(
     {
@@ -60,8 +57,4 @@ export async function createJob(deps: PipelineDeps, project: Project, request: J
   );
   if (tasks.some((task) => task.needs.length === 0)) deps.work.notify();
   return { job, tasks: tasks.length };
-}
-
-export function cancelJob(deps: PipelineDeps, job: Job): Promise<Job> {
-  return deps.store.cancelJob(job.id, deps.clock.now());
 }

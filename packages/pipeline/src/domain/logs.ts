@@ -1,4 +1,4 @@
-import { ServiceError } from '../errors.js';
+import { errors, type ServiceError } from '../errors.js';
 import type { Task, Worker } from '../store/types.js';
 import type { PipelineDeps } from './deps.js';
 import { findHeldTask } from './worker-protocol.js';
@@ -40,16 +40,15 @@ export async function appendLog(
 ): Promise<number> {
   return locks.run(taskId, async () => {
     const task = await findHeldTask(deps, worker, taskId);
-    if (task === null) throw new ServiceError(404, 'not found');
+    if (task === null) throw errors.notFound();
     const size = task.logSize;
     if (offset > size) {
-      throw new ServiceError(409, `log gap: the log is ${size} bytes long`, { expected_offset: size });
+      throw errors.logGap(size);
     }
     const fresh = chunk.subarray(size - offset);
     if (fresh.length === 0) return size;
     if (size + fresh.length > deps.config.maxLogBytes) {
-      // The limit in the body tells a full log apart from a request body over the route's own limit.
-      throw new ServiceError(413, `the log is limited to ${deps.config.maxLogBytes} bytes`, { max_log_bytes: deps.config.maxLogBytes });
+      throw errors.logFull(deps.config.maxLogBytes);
     }
     await deps.blobs.append(logKey(task.id, task.attempt), size, fresh);
     const newSize = size + fresh.length;
@@ -65,8 +64,8 @@ export async function appendLog(
  */
 async function refusal(deps: PipelineDeps, worker: Worker, task: Task): Promise<ServiceError> {
   const now = await findHeldTask(deps, worker, task.id);
-  if (now === null || now.attempt !== task.attempt) return new ServiceError(404, 'not found');
-  return new ServiceError(409, `log gap: the log is ${now.logSize} bytes long`, { expected_offset: now.logSize });
+  if (now === null || now.attempt !== task.attempt) return errors.notFound();
+  return errors.logGap(now.logSize);
 }
 
 /** Which attempt's log a reader gets: the one asked for, else the current one. */

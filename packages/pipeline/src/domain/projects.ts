@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { newId, newTriggerSecret, newWorkerToken, sha256Hex } from '../ids.js';
-import { ServiceError } from '../errors.js';
+import { errors } from '../errors.js';
 import { DuplicateError, type Project, type ProjectChanges, type Visibility, type Worker } from '../store/types.js';
 import type { PipelineDeps } from './deps.js';
 
@@ -10,7 +10,7 @@ const VARIABLE_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 export const MIN_SECRET_LENGTH = 8;
 const MAX_VARIABLE_BYTES = 64 * 1024;
 
-const invalid = (message: string): ServiceError => new ServiceError(400, message);
+const invalid = errors.invalidRequest;
 
 /** A local path is stored absolute, so the server finds it whatever its working directory. */
 function normalizeLocation(repo: string): string {
@@ -30,13 +30,13 @@ function checkOwner(owner: string | null): string | null {
 /** A store's DuplicateError is the caller's conflict (409); anything else stays what it was. */
 function rethrowDuplicate(message: string): (error: unknown) => never {
   return (error) => {
-    throw error instanceof DuplicateError ? new ServiceError(409, message) : error;
+    throw error instanceof DuplicateError ? errors.duplicate(message) : error;
   };
 }
 
 async function requireProject(deps: PipelineDeps, idOrName: string): Promise<Project> {
   const project = await deps.store.findProject(idOrName);
-  if (project === null) throw new ServiceError(404, `no project '${idOrName}'`);
+  if (project === null) throw errors.notFound(`no project '${idOrName}'`);
   return project;
 }
 
@@ -47,7 +47,7 @@ export async function createProject(
   if (!PROJECT_NAME_PATTERN.test(input.name)) {
     throw invalid(`project name '${input.name}' must match ${PROJECT_NAME_PATTERN.source}`);
   }
-  if (await deps.store.isProjectKeyTaken(input.name)) throw new ServiceError(409, `a project named '${input.name}' already exists`);
+  if (await deps.store.isProjectKeyTaken(input.name)) throw errors.duplicate(`a project named '${input.name}' already exists`);
   const repo = normalizeLocation(input.repo);
   const problem = await deps.repos.checkLocation(repo);
   if (problem !== null) throw invalid(problem);
@@ -109,7 +109,7 @@ export async function setVariable(deps: PipelineDeps, idOrName: string, name: st
 
 export async function unsetVariable(deps: PipelineDeps, idOrName: string, name: string): Promise<void> {
   const project = await requireProject(deps, idOrName);
-  if (!(await deps.store.unsetVariable(project.id, name))) throw new ServiceError(404, `project '${project.name}' has no variable '${name}'`);
+  if (!(await deps.store.unsetVariable(project.id, name))) throw errors.notFound(`project '${project.name}' has no variable '${name}'`);
 }
 
 export async function createWorker(
@@ -135,7 +135,7 @@ export async function createWorker(
 
 export async function revokeWorker(deps: PipelineDeps, idOrName: string): Promise<Worker> {
   const worker = await deps.store.findWorker(idOrName);
-  if (worker === null) throw new ServiceError(404, `no worker '${idOrName}'`);
+  if (worker === null) throw errors.notFound(`no worker '${idOrName}'`);
   await deps.store.revokeWorker(worker.id, deps.clock.now());
   return { ...worker, revokedAt: worker.revokedAt ?? deps.clock.now() };
 }

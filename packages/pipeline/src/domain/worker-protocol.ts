@@ -1,4 +1,6 @@
+import type { Readable } from 'node:stream';
 import type { ClaimRequest, ClaimedTask, CompleteRequest, TaskEndpoints } from '@conveyor/protocol';
+import { errors } from '../errors.js';
 import type { Job, Task, TaskTransition, Worker } from '../store/types.js';
 import type { PipelineDeps } from './deps.js';
 import { maskSecrets, readSecretValues } from './masking.js';
@@ -116,10 +118,30 @@ export async function findHeldTask(deps: PipelineDeps, worker: Worker, taskId: s
   return task !== null && task.state === 'running' && task.workerId === worker.id ? task : null;
 }
 
-export async function heartbeat(deps: PipelineDeps, worker: Worker, taskId: string): Promise<{ cancel: boolean } | null> {
+/** As findHeldTask, but a task the worker does not hold is 404. */
+export async function requireHeldTask(deps: PipelineDeps, worker: Worker, taskId: string): Promise<Task> {
+  const task = await findHeldTask(deps, worker, taskId);
+  if (task === null) throw errors.notFound();
+  return task;
+}
+
+/** The held task's source tree at its job's commit, as a gzip tar stream (fetched again if the mirror lost it). */
+export async function openTaskSource(deps: PipelineDeps, worker: Worker, taskId: string): Promise<Readable> {
+  const task = await requireHeldTask(deps, worker, taskId);
+  const job = await deps.store.getJobById(task.jobId);
+  const project = await deps.store.findProject(task.projectId);
+  if (job === null || project === null) throw errors.notFound();
+  if (!(await deps.repos.ensureCommit(project.repo, job.headSha))) throw errors.commitGone();
+  return deps.repos.archive(project.repo, job.headSha);
+}
+
+/** Extends the lease of a held task; the answer tells the worker whether the job was canceled. */
+export async function heartbeat(deps: PipelineDeps, worker: Worker, taskId: string): Promise<{ cancel: boolean }> {
   const now = deps.clock.now();
   await deps.store.touchWorker(worker.id, now);
-  return deps.store.extendLease(taskId, worker.id, leaseMs(deps), now);
+  const answer = await deps.store.extendLease(taskId, worker.id, leaseMs(deps), now);
+  if (answer === null) throw errors.notFound();
+  return answer;
 }
 
 export async function completeTask(
@@ -127,9 +149,8 @@ export async function completeTask(
   worker: Worker,
   taskId: string,
   report: CompleteRequest,
-): Promise<Task | null> {
-  const held = await findHeldTask(deps, worker, taskId);
-  if (held === null) return null;
+): Promise<Task> {
+  const held = await requireHeldTask(deps, worker, taskId);
   // The worker's error text is shown to every reader of the task: no secret value may survive in it.
   const error = report.error === undefined || report.error === null ? null : maskSecrets(report.error, await readSecretValues(deps, held.projectId));
   const transition = await deps.store.completeTask(
@@ -138,7 +159,7 @@ export async function completeTask(
     { success: report.success, exitCode: report.exit_code, error },
     deps.clock.now(),
   );
-  if (transition === null) return null;
+  if (transition === null) throw errors.notFound();
   if (transition.workBecameAvailable) deps.work.notify();
   return transition.task;
 }

@@ -1,6 +1,6 @@
 import { isIPv6 } from 'node:net';
 import type { FastifyRequest } from 'fastify';
-import { ServiceError } from '../errors.js';
+import { errors } from '../errors.js';
 
 /** A DNS-style name (underscores allowed: container and compose service names carry them), or IPv4. */
 const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\.?$/;
@@ -26,7 +26,7 @@ export function isValidHostHeader(value: string): boolean {
 export function baseUrlOf(request: FastifyRequest, publicUrl: string | null): string {
   if (publicUrl !== null) return publicUrl;
   if (!isValidHostHeader(request.host)) {
-    throw new ServiceError(400, 'invalid Host header: send host[:port], or set PIPELINE_PUBLIC_URL on the service');
+    throw errors.invalidHost();
   }
   return `${request.protocol}://${request.host}`;
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Socket } from 'node:net';
-import { ServiceError } from '../errors.js';
+import { errors } from '../errors.js';
 
 /** Body limit of ordinary JSON calls. */
 export const JSON_BODY_LIMIT = 1024 * 1024;
@@ -27,7 +27,7 @@ export function parseJsonBody(request: FastifyRequest): unknown {
   try {
     return JSON.parse(raw.toString('utf8')) as unknown;
   } catch {
-    throw new ServiceError(400, 'the body is not valid JSON');
+    throw errors.invalidJson();
   }
 }
 

@@ -1,6 +1,6 @@
 import type { PipelineDeps } from '../domain/deps.js';
 import type { TaskLocks } from '../domain/logs.js';
-import type { SessionResolver } from './access.js';
+import type { SessionResolver } from './credentials.js';
 
 /** What route handlers share: the domain's dependencies plus the HTTP-only parts. */
 export interface HttpContext {

@@ -1,25 +1,28 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { ServiceError } from '../errors.js';
+import { errorBody, errors, ServiceError } from '../errors.js';
+
+/** Fastify's own refusals (body limits, malformed requests) in the catalogue's terms. */
+function fromFrameworkError(error: FastifyError): ServiceError | null {
+  const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
+  if (status >= 500) return null;
+  if (status === 413) return errors.bodyTooLarge(error.message);
+  return errors.requestRefused(status, error.message);
+}
 
 /**
- * Turns every failure into the spec's `{"error": "..."}` body. Unexpected errors become a bare 500 and
- * are logged; their text never reaches the caller.
+ * Turns every failure into the spec's `{"error": "..."}` body, with the catalogue's code beside it.
+ * Unexpected errors become a bare 500 and are logged; their text never reaches the caller.
  */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | ServiceError, request, reply) => {
-    if (error instanceof ServiceError) {
-      return reply.code(error.status).send({ error: error.message, ...error.extra });
-    }
-    const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
-    if (status >= 500) {
-      request.log.error({ err: error }, 'request failed');
-      return reply.code(500).send({ error: 'internal error' });
-    }
-    return reply.code(status).send({ error: error.message });
+    const known = error instanceof ServiceError ? error : fromFrameworkError(error);
+    if (known !== null) return reply.code(known.status).send(errorBody(known));
+    request.log.error({ err: error }, 'request failed');
+    return reply.code(500).send(errorBody(errors.internal()));
   });
 }
 
 /** Unknown paths: `{"error": "not found"}`, like every other 404 of the service. */
 export function installNotFoundHandler(app: FastifyInstance): void {
-  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'not found' }));
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send(errorBody(errors.notFound())));
 }

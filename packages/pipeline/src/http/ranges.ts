@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { errorBody, errors } from '../errors.js';
 
 export type ByteRange = { start: number; end: number } | 'unsatisfiable' | null;
 
@@ -41,7 +42,7 @@ export function sendBlobBytes(
       .code(416)
       .header('content-range', `bytes */${size}`)
       .type('application/json; charset=utf-8')
-      .send({ error: 'range not satisfiable' });
+      .send(errorBody(errors.rangeNotSatisfiable()));
   }
   if (size === 0) return reply.header('content-length', 0).send(Buffer.alloc(0));
   const { start, end } = range ?? { start: 0, end: size - 1 };

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errorBody, errors } from '../errors.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -15,9 +16,7 @@ export interface BodyLimits {
   uploadMinBytesPerSecond: number;
 }
 
-const TOO_SLOW = JSON.stringify({
-  error: 'the request body arrived too slowly and the connection was closed; send the whole body without pausing',
-});
+const TOO_SLOW = JSON.stringify(errorBody(errors.bodyTooSlow()));
 
 function hasBody(raw: IncomingMessage): boolean {
   const length = raw.headers['content-length'];

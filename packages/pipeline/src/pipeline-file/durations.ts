@@ -51,14 +51,6 @@ export function readExpireIn(value: unknown, path: string, problems: ProblemList
   return seconds;
 }
 
-/**
- * A duration written as in the pipeline file, for the service's own settings: whole seconds (`90`) or
- * `<n>s`, `<n>m`, `<n>h`, `<n>d`. Undefined for anything else.
- */
-export function parseDurationSeconds(text: string): number | undefined {
-  return /^\d+$/.test(text) ? Number(text) : convertToSeconds(text, true);
-}
-
 function convertToSeconds(value: unknown, allowDays = false): number | undefined {
   if (typeof value === 'number') return Number.isInteger(value) ? value : undefined;
   if (typeof value !== 'string') return undefined;

@@ -1,4 +1,4 @@
-import { findGlobFlaw } from './check-glob.js';
+import { findGlobFlaw } from '@conveyor/protocol';
 import { readExpireIn } from './durations.js';
 import { DEFAULT_WORKDIR } from './limits.js';
 import { indexPath, joinPath } from './problems.js';

@@ -1,5 +1,5 @@
 import type { JobState, ServiceSpec, TaskState } from '@conveyor/protocol';
-import type { AttemptOutcome } from '../domain/task-graph.js';
+import type { AttemptOutcome } from '../domain/rules/task-graph.js';
 import type { CompiledTask } from '../pipeline-file/types.js';
 
 export type Visibility = 'private' | 'public';

@@ -4,27 +4,19 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app.js';
 import { createFsBlobStore } from '../blobs/fs/index.js';
-import type { Clock } from '../clock.js';
+import { createManualClock, type ManualClock } from '@conveyor/kit';
 import { readPipelineConfig, type PipelineConfig } from '../config.js';
 import type { PipelineDeps } from '../domain/deps.js';
 import { createProject, createWorker } from '../domain/projects.js';
 import { WorkSignal } from '../domain/work-signal.js';
 import { commitFiles, initRepository, makeTempDir } from '../git/test-repos.js';
 import { createRepositories } from '../git/repositories.js';
-import type { SessionResolver } from '../http/access.js';
+import type { SessionResolver } from '../http/credentials.js';
 import { openSqliteStore } from '../store/sqlite/index.js';
 import type { Project, Worker } from '../store/types.js';
 
-/** A clock the test moves by hand. */
-export class FakeClock implements Clock {
-  constructor(public time = 1_800_000_000_000) {}
-  now(): number {
-    return this.time;
-  }
-  advance(ms: number): void {
-    this.time += ms;
-  }
-}
+/** Where the test clock starts: any fixed time, so that runs are repeatable. */
+const TEST_CLOCK_START = 1_800_000_000_000;
 
 export function sign(body: string | Buffer, secret: string): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
@@ -51,7 +43,7 @@ export interface TestService {
   url: string;
   dir: string;
   deps: PipelineDeps;
-  clock: FakeClock;
+  clock: ManualClock;
   app: FastifyInstance;
   addProject(options?: { name?: string; visibility?: 'public' | 'private'; owner?: string; pipeline?: string }): Promise<TestProject>;
   addWorker(owner?: string | null, name?: string): Promise<{ worker: Worker; token: string }>;
@@ -69,7 +61,7 @@ export async function startTestService(
   options: {
     config?: Partial<PipelineConfig>;
     sessions?: SessionResolver;
-    clock?: FakeClock;
+    clock?: ManualClock;
     dir?: string;
     /** Receives the service's log lines (give `config.logLevel` too: tests default to silent). */
     logStream?: { write(line: string): void };
@@ -85,7 +77,7 @@ export async function startTestService(
     }),
     ...options.config,
   };
-  const clock = options.clock ?? new FakeClock();
+  const clock = options.clock ?? createManualClock(TEST_CLOCK_START);
   const deps: PipelineDeps = {
     config,
     store: openSqliteStore(config.databasePath),

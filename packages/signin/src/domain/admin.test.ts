@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createManualClock } from '../clock.js';
+import { createManualClock } from '@conveyor/kit';
 import { SigninError } from '../errors.js';
 import { createPasswordHasher } from '../passwords.js';
 import { openSqliteStore } from '../store/sqlite/store.js';

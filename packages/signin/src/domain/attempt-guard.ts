@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { SigninError, tooManyAttempts } from '../errors.js';
-import { retryAfterSeconds, type AttemptKey, type AttemptOutcome } from './attempt-rules.js';
+import { retryAfterSeconds, type AttemptKey, type AttemptOutcome } from './rules/attempt-rules.js';
 import type { SigninDeps } from './deps.js';
-import { normaliseEmail, normaliseUsername } from './normalise.js';
+import { normaliseEmail, normaliseUsername } from './rules/normalise.js';
 
 /**
  * The limiter keys of a password attempt: the normalised identifier (the same key whether or not an

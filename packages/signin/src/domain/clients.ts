@@ -1,6 +1,6 @@
 import { invalidRequest } from '../errors.js';
 import { newId, type SigninDeps } from './deps.js';
-import { parseDisplayName } from './normalise.js';
+import { parseDisplayName } from './rules/normalise.js';
 import { requireRealm } from './realms.js';
 import type { AccessMode, OidcClient } from './types.js';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../clock.js';
+import type { Clock } from '@conveyor/kit';
 import type { PasswordHasher } from '../passwords.js';
 import type { SigninStore } from '../store/types.js';
 

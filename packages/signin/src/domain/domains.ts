@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { duplicate, notFound } from '../errors.js';
 import type { SigninDeps } from './deps.js';
-import { canReceiveHomeRealm } from './home-realm.js';
-import { normaliseDomain, parseDomain } from './normalise.js';
+import { canReceiveHomeRealm } from './rules/home-realm.js';
+import { normaliseDomain, parseDomain } from './rules/normalise.js';
 import { requireRealm } from './realms.js';
 import type { RealmEmailDomain } from './types.js';
 

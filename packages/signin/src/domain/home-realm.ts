@@ -1,12 +1,8 @@
 import { homeRealmConflict } from '../errors.js';
 import type { SigninStore } from '../store/types.js';
-import { extractEmailDomain } from './normalise.js';
+import { extractEmailDomain } from './rules/normalise.js';
+import { canReceiveHomeRealm } from './rules/home-realm.js';
 import type { User } from './types.js';
-
-/** Only a user without a home realm is given one; an existing home realm is never replaced. */
-export function canReceiveHomeRealm(user: Pick<User, 'home_realm_id'>): boolean {
-  return user.home_realm_id === null;
-}
 
 /**
  * The home realm rule for a verified email being attached to `user`: when a realm has verified the

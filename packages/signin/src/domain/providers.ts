@@ -1,6 +1,6 @@
 import { invalidRequest, notFound } from '../errors.js';
 import { newId, type SigninDeps } from './deps.js';
-import { normaliseDomain, parseDisplayName, parseSlug } from './normalise.js';
+import { normaliseDomain, parseDisplayName, parseSlug } from './rules/normalise.js';
 import { requireRealm } from './realms.js';
 import type { IdentityProvider } from './types.js';
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { duplicate, unknownRealm } from '../errors.js';
 import type { RealmStore, SettingsPatch, SigninStore } from '../store/types.js';
-import type { Clock } from '../clock.js';
-import { extractHostFromHeader, parseDisplayName, parseHost, parseSlug } from './normalise.js';
+import type { Clock } from '@conveyor/kit';
+import { extractHostFromHeader, parseDisplayName, parseHost, parseSlug } from './rules/normalise.js';
 import {
   ADMIN_UI_CLIENT_ID,
   BUILT_IN_ROLES,

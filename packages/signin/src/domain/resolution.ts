@@ -1,5 +1,5 @@
 import type { SigninStore } from '../store/types.js';
-import { extractEmailDomain } from './normalise.js';
+import { extractEmailDomain } from './rules/normalise.js';
 import type { IdentityProvider, UserEmail } from './types.js';
 
 export type Resolution = { next: 'password' } | { next: 'provider'; provider: IdentityProvider; realmId: string };

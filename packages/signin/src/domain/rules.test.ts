@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { canUseClient, userManagementRights, type ClientUseContext } from './authorization.js';
-import { emailHasDomain } from './normalise.js';
-import { acceptsNewSessions, capUserAgent, computeExpiresAt, decideSessionTouch, isExpired, needsRefresh, sessionTtlSeconds } from './session-rules.js';
+import { emailHasDomain } from './rules/normalise.js';
+import { acceptsNewSessions, capUserAgent, computeExpiresAt, decideSessionTouch, isExpired, needsRefresh, sessionTtlSeconds } from './rules/session-rules.js';
 
 describe('session rules', () => {
   it('chooses the lifetime: long only when asked and allowed', () => {

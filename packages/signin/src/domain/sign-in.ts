@@ -1,10 +1,10 @@
 import { invalidCredentials, providerDisabled, providerRequired, unknownRealm } from '../errors.js';
 import { guardPasswordAttempt, listAttemptKeys } from './attempt-guard.js';
 import type { SigninDeps } from './deps.js';
-import { normaliseEmail, normaliseUsername } from './normalise.js';
+import { normaliseEmail, normaliseUsername } from './rules/normalise.js';
 import type { SelectedRealm } from './realms.js';
 import { findHomeRealmProvider, resolveIdentifier } from './resolution.js';
-import { capUserAgent, computeExpiresAt, sessionTtlSeconds } from './session-rules.js';
+import { capUserAgent, computeExpiresAt, sessionTtlSeconds } from './rules/session-rules.js';
 import { createSessionToken, deriveSessionId } from './tokens.js';
 import type { Credential, Session, User } from './types.js';
 

@@ -2,9 +2,9 @@ import { duplicate, invalidRequest, notFound } from '../errors.js';
 import type { SigninStore } from '../store/types.js';
 import { newId, type SigninDeps } from './deps.js';
 import { decideHomeRealmForVerifiedEmail } from './home-realm.js';
-import { countCharacters, normaliseEmail, normaliseUsername, parseDisplayName, parseEmail, parseUsername } from './normalise.js';
+import { countCharacters, normaliseEmail, normaliseUsername, parseDisplayName, parseEmail, parseUsername } from './rules/normalise.js';
 import { endUserSessions } from './sessions.js';
-import { MAX_PASSWORD_CHARACTERS } from './session-rules.js';
+import { MAX_PASSWORD_CHARACTERS } from './rules/session-rules.js';
 import type { Credential, User, UserEmail, UserStatus } from './types.js';
 
 /** USER on the command line: an id or a username. */

@@ -1,15 +1,15 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { invalidRequest, SigninError } from '../errors.js';
+import { bodyTooLarge, errorBody, internalError, invalidRequest, SigninError, unknownEndpoint } from '../errors.js';
 
 export function sendError(reply: FastifyReply, error: SigninError): FastifyReply {
   if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
-  return reply.code(error.status).send({ error: error.code, message: error.message });
+  return reply.code(error.status).send(errorBody(error));
 }
 
 /** Fastify's own refusals (body parsing, limits) in the service's error shape. */
 function fromFrameworkError(error: FastifyError): SigninError | undefined {
   const status = error.statusCode ?? 500;
-  if (status === 413) return new SigninError(413, 'invalid_request', 'the request body is larger than the limit of 64 KiB');
+  if (status === 413) return bodyTooLarge();
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return invalidRequest('the request body must be JSON (Content-Type: application/json)');
   if (status >= 400 && status < 500) return invalidRequest('the request is malformed');
   return undefined;
@@ -22,11 +22,11 @@ export function handleError(error: FastifyError | SigninError, request: FastifyR
   if (known !== undefined) return sendError(reply, known);
   // Logged without the request's headers or body: they may hold cookies and passwords.
   request.log.error({ err: { message: error.message, stack: error.stack }, url: request.url }, 'unexpected error');
-  return reply.code(500).send({ error: 'internal_error', message: 'internal error' });
+  return sendError(reply, internalError());
 }
 
 export function handleNotFound(_request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  return reply.code(404).send({ error: 'not_found', message: 'no such endpoint' });
+  return sendError(reply, unknownEndpoint());
 }
 
 /** The JSON body parser: an empty body is "no body"; anything that does not parse is invalid_request. */

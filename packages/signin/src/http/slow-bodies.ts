@@ -1,10 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errorBody, requestTimeout } from '../errors.js';
 
-const TOO_SLOW = JSON.stringify({
-  error: 'request_timeout',
-  message: 'the request body arrived too slowly and the connection was closed; send the whole body without pausing',
-});
+const TOO_SLOW = JSON.stringify(errorBody(requestTimeout()));
 
 function hasBody(raw: IncomingMessage): boolean {
   const length = raw.headers['content-length'];

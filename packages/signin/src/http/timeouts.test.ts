@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { createManualClock } from '../clock.js';
+import { createManualClock } from '@conveyor/kit';
 import { createSigninService, type SigninService } from '../main.js';
 import { createSeedingDeps, makeTempDir, seedUser, send, TEST_PASSWORD } from '../testing/harness.js';
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SigninError } from '../errors.js';
-import type { AttemptKey } from '../domain/attempt-rules.js';
+import type { AttemptKey } from '../domain/rules/attempt-rules.js';
 import type { Realm, RealmSettings, Session, User, UserEmail } from '../domain/types.js';
 import type { RealmStore, SigninStore } from './types.js';
 

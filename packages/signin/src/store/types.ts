@@ -1,4 +1,4 @@
-import type { AttemptKey, AttemptOutcome } from '../domain/attempt-rules.js';
+import type { AttemptKey, AttemptOutcome } from '../domain/rules/attempt-rules.js';
 import type {
   Credential,
   IdentityProvider,

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createManualClock, type ManualClock } from '../clock.js';
+import { createManualClock, type ManualClock } from '@conveyor/kit';
 import type { SigninDeps } from '../domain/deps.js';
 import { addMember } from '../domain/members.js';
 import { createUser } from '../domain/users.js';

@@ -21,12 +21,12 @@ import {
   worker,
 } from './parts.js';
 import { ref, schemas } from './schemas.js';
-import type { OpenApiDocument, PathItem } from './types.js';
+import type { OpenApiDocument, PathItem } from '@conveyor/kit';
 
 /** Answers of `/trigger` and `/jobs`, checked in this order: 404, 401, 409, 400, 422. */
 const jobStartAnswers = {
   '401': error('the signature (or token) is missing or wrong'),
-  '404': error('no such project (`{"error": "not found"}`)'),
+  '404': error('no such project (`{"error": "not found", "code": "not_found"}`)'),
   '408': slowBody,
   '409': error('the project is disabled'),
   '422': error('the pipeline file at that commit is invalid', ref('InvalidPipeline')),
@@ -322,7 +322,7 @@ export const pipelineOpenApiDocument: OpenApiDocument = {
     title: 'Conveyor pipeline service',
     version: '1',
     description:
-      'Starts jobs, serves jobs, tasks, logs and artifacts, and speaks the worker protocol. Every error body is `{"error": "<message>"}` (plus `problems` on 422, `expected_offset` on a log gap). A resource the caller may not see is 404, never 403. Every GET also answers HEAD.',
+      'Starts jobs, serves jobs, tasks, logs and artifacts, and speaks the worker protocol. Every error body is `{"error": "<message>", "code": "<code>"}` (plus `problems` on 422, `expected_offset` on a log gap; the codes are listed in docs/pipeline-service.md). A resource the caller may not see is 404, never 403. Every GET also answers HEAD.',
   },
   tags: [
     { name: 'jobs', description: 'starting and cancelling jobs (trigger secret)' },

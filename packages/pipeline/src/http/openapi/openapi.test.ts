@@ -4,9 +4,9 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { pipelinePlugin } from '../../app.js';
 import { startTestService, type TestService } from '../../testing/service.js';
-import { compareRoutes, recordRoutes, type RouteKey } from './coverage.js';
+import { compareRoutes, recordRoutes, type RouteKey } from '@conveyor/kit';
 import { pipelineOpenApiDocument } from './document.js';
-import type { OpenApiDocument } from './types.js';
+import type { OpenApiDocument } from '@conveyor/kit';
 
 /** The service's routes as a fresh server registers them, plus whatever `extra` adds beside it. */
 async function registeredRoutes(service: TestService, extra?: (app: FastifyInstance) => void): Promise<RouteKey[]> {

@@ -1,5 +1,5 @@
 import { ref } from './schemas.js';
-import type { Header, MediaType, Parameter, Response, Schema } from './types.js';
+import type { Header, MediaType, Parameter, Response, Schema } from '@conveyor/kit';
 
 // Small builders so each operation in document.ts reads as its list of facts.
 
@@ -39,7 +39,7 @@ export const worker = { workerToken: [] };
 /** Answers every route may give: a body too slow to arrive, and the service's own failure. */
 export const slowBody = error('the request body did not arrive within PIPELINE_REQUEST_TIMEOUT; the connection is closed after this answer');
 export const internal = error('the service failed; nothing was changed by the failed step, and a retry may succeed');
-export const hidden = error('no such resource, or the caller may not see it (`{"error": "not found"}`)');
+export const hidden = error('no such resource, or the caller may not see it (`{"error": "not found", "code": "not_found"}`)');
 export const noWorker = error('the worker token is missing or unknown');
 export const tooLarge = (limit: string): Response => error(`the body is larger than ${limit}`);
 

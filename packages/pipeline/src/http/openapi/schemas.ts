@@ -1,5 +1,6 @@
 import { JOB_STATES, TASK_STATES } from '@conveyor/protocol';
-import type { Schema } from './types.js';
+import { ERROR_CODES, type ErrorCode } from '../../errors.js';
+import type { Schema } from '@conveyor/kit';
 
 // The bodies the routes send and accept, field for field as present.ts and the protocol's schemas make them.
 
@@ -24,11 +25,22 @@ function object(properties: Record<string, Schema>, description?: string, option
 
 export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 
+/** The fields of every error body: the spec's message and the catalogue's code (errors.ts). */
+const errorMessage: Schema = { type: 'string', description: 'what went wrong and what to do next' };
+const errorCode = (code: ErrorCode): Schema => ({ type: 'string', const: code, description: ERROR_CODES[code] });
+
 export const schemas: Record<string, Schema> = {
-  Error: object({ error: { type: 'string', description: 'what went wrong and what to do next' } }, 'every error: `{"error": "<message>"}`'),
+  Error: object(
+    {
+      error: errorMessage,
+      code: { type: 'string', enum: Object.keys(ERROR_CODES), description: 'a stable code for scripts; each is explained in docs/pipeline-service.md, "Error codes"' },
+    },
+    'every error: `{"error": "<message>", "code": "<code>"}`',
+  ),
   InvalidPipeline: object(
     {
-      error: string,
+      error: errorMessage,
+      code: errorCode('pipeline_invalid'),
       problems: {
         type: 'array',
         description: 'every problem of the pipeline file, each naming the wrong key',
@@ -38,16 +50,17 @@ export const schemas: Record<string, Schema> = {
     'the pipeline file at that commit is invalid',
   ),
   LogGap: object(
-    { error: string, expected_offset: { type: 'integer', minimum: 0, description: 'the log length: where the next chunk must start' } },
+    { error: errorMessage, code: errorCode('log_gap'), expected_offset: { type: 'integer', minimum: 0, description: 'the log length: where the next chunk must start' } },
     'the chunk would leave a gap in the log',
   ),
   LogFull: object(
-    { error: string, max_log_bytes: { type: 'integer', description: 'the limit (PIPELINE_MAX_LOG_BYTES)' } },
+    { error: errorMessage, code: errorCode('log_full'), max_log_bytes: { type: 'integer', description: 'the limit (PIPELINE_MAX_LOG_BYTES)' } },
     'the append would make the log longer than its limit',
   ),
   ArtifactTooLarge: object(
     {
-      error: string,
+      error: errorMessage,
+      code: errorCode('artifact_too_large'),
       max_artifact_bytes: { type: 'integer', description: 'the per-file limit (PIPELINE_MAX_ARTIFACT_BYTES), when that one was passed' },
       max_task_artifact_bytes: { type: 'integer', description: "the limit of one attempt's artifacts together (PIPELINE_MAX_TASK_ARTIFACT_BYTES), when that one was passed" },
     },

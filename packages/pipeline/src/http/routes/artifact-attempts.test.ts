@@ -167,16 +167,16 @@ describe('artifacts per attempt, their limits and their expiry', () => {
 
     // expire_in 7d: the kept task's files go first.
     const sevenDays = Math.max(...keptArtifacts.map((artifact) => artifact.expiresAt ?? 0));
-    service.clock.time = sevenDays - 1;
+    service.clock.set(sevenDays - 1);
     assert.equal(await removeExpiredArtifacts(service.deps), 0);
-    service.clock.time = sevenDays;
+    service.clock.set(sevenDays);
     assert.equal(await removeExpiredArtifacts(service.deps), 3);
     assert.equal(files('artifacts').length, 3);
     assert.deepEqual(await service.deps.store.listArtifacts(kept.id, 1), []);
     assert.equal(await service.deps.store.hasArtifactRecord(keptArtifacts[0]?.id ?? ''), false);
     assert.equal((await fetch(current.url)).status, 200, 'the retention of 30 days still keeps this one');
 
-    service.clock.time = current.expires_at;
+    service.clock.set(current.expires_at);
     assert.equal((await fetch(current.url)).status, 404, 'expired: gone for readers before the sweep runs');
     assert.deepEqual((await readTask(flaky.id)).body.artifacts, []);
     assert.equal(await removeExpiredArtifacts(service.deps), 3, 'both attempts of the flaky task');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { SessionResolver } from '../access.js';
+import type { SessionResolver } from '../credentials.js';
 import { startTestService, type TestProject, type TestService } from '../../testing/service.js';
 
 const PIPELINE = `

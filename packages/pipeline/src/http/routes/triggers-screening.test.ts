@@ -53,7 +53,7 @@ describe('trigger routes refuse what they can before reading the body', () => {
       await withConnection(service.url, async (socket) => {
         const answer = await sendHead(socket, postHead(`/api/v1/projects/nope/${route}`, LARGE, { 'X-Hub-Signature-256': `sha256=${'0'.repeat(64)}` }));
         assert.equal(answer.status, 404);
-        assert.deepEqual(JSON.parse(answer.body), { error: 'not found' });
+        assert.deepEqual(JSON.parse(answer.body), { error: 'not found', code: 'not_found' });
         assert.equal(await answer.closedWithin(1000), true, 'the server closes rather than read 24 MiB it will not use');
       });
     });
@@ -62,7 +62,7 @@ describe('trigger routes refuse what they can before reading the body', () => {
       await withConnection(service.url, async (socket) => {
         const answer = await sendHead(socket, postHead(`/api/v1/projects/demo/${route}`, LARGE));
         assert.equal(answer.status, 401);
-        assert.deepEqual(JSON.parse(answer.body), { error: 'signature missing or wrong' });
+        assert.deepEqual(JSON.parse(answer.body), { error: 'signature missing or wrong', code: 'signature_invalid' });
         assert.equal(await answer.closedWithin(2000), true);
       });
     });

@@ -87,7 +87,7 @@ describe('starting jobs: POST /projects/:project/jobs and /trigger', () => {
     // Unknown project wins over everything, even a malformed unsigned body.
     let response = await service.call('POST', '/api/v1/projects/nope/jobs', { body: '{bad' });
     assert.equal(response.status, 404);
-    assert.deepEqual(await response.json(), { error: 'not found' });
+    assert.deepEqual(await response.json(), { error: 'not found', code: 'not_found' });
     // A malformed body without a signature is 401, not 400.
     response = await service.call('POST', '/api/v1/projects/demo/jobs', { body: '{bad' });
     assert.equal(response.status, 401);

@@ -1,13 +1,13 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { parseWith } from '@conveyor/protocol';
-import { cancelJob, createJob, type JobRequest } from '../../domain/jobs.js';
-import { ServiceError } from '../../errors.js';
+import { createJob, type JobRequest } from '../../domain/jobs.js';
+import { authorizeTrigger, cancelJobByTrigger, isKnownProject } from '../../domain/triggers.js';
+import { errors, ServiceError } from '../../errors.js';
 import type { Project } from '../../store/types.js';
-import { hasValidPlainToken, hasValidSignature } from '../access.js';
 import { BodyBudget, bodyCost, closeIfBodyUnread, JSON_BODY_LIMIT, parseJsonBody, rawBody } from '../body.js';
-import { checkCancelBody } from '../cancel-body.js';
 import type { HttpContext } from '../context.js';
+import { bodyProof } from '../credentials.js';
 import { presentJob, presentTaskSummary } from '../present.js';
 import { readPushDelivery } from '../triggers/push-payload.js';
 
@@ -35,18 +35,6 @@ const JobCreationSchema = z.strictObject({
 
 type Params = { project: string };
 
-/** Unknown project 404, then a missing or wrong signature 401, then a disabled project 409. */
-async function authorizeTrigger(context: HttpContext, request: FastifyRequest<{ Params: Params }>, allowPlainToken: boolean): Promise<Project> {
-  const project = await context.deps.store.findProject(request.params.project);
-  if (project === null) throw new ServiceError(404, 'not found');
-  const signed =
-    hasValidSignature(request, rawBody(request), project.triggerSecret) ||
-    (allowPlainToken && hasValidPlainToken(request, project.triggerSecret));
-  if (!signed) throw new ServiceError(401, 'signature missing or wrong');
-  if (!project.enabled) throw new ServiceError(409, 'the project is disabled');
-  return project;
-}
-
 function hasCredentialHeader(request: FastifyRequest, names: readonly string[]): boolean {
   return names.some((name) => {
     const value = request.headers[name];
@@ -68,13 +56,12 @@ function refuseUnread(request: FastifyRequest, reply: FastifyReply, error: Servi
  */
 function screenBeforeBody(context: HttpContext, budget: BodyBudget, credentialHeaders: readonly string[], bodyLimit: number) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const project = await context.deps.store.findProject((request.params as Params).project);
-    if (project === null) refuseUnread(request, reply, new ServiceError(404, 'not found'));
-    if (!hasCredentialHeader(request, credentialHeaders)) refuseUnread(request, reply, new ServiceError(401, 'signature missing or wrong'));
+    if (!(await isKnownProject(context.deps, (request.params as Params).project))) refuseUnread(request, reply, errors.notFound());
+    if (!hasCredentialHeader(request, credentialHeaders)) refuseUnread(request, reply, errors.signatureInvalid());
     const release = budget.tryReserve(bodyCost(request, bodyLimit));
     if (release === null) {
       void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
-      refuseUnread(request, reply, new ServiceError(503, `too many trigger bodies are being received at once; retry in ${RETRY_AFTER_SECONDS} seconds`));
+      refuseUnread(request, reply, errors.busy(RETRY_AFTER_SECONDS));
     }
     // 'close' comes once the response is sent or the connection is gone, whichever is first.
     reply.raw.once('close', release);
@@ -116,9 +103,9 @@ export function registerTriggerRoutes(app: FastifyInstance, context: HttpContext
       onError: logRefusal,
     },
     async (request) => {
-      const project = await authorizeTrigger(context, request, true);
+      const project = await authorizeTrigger(context.deps, request.params.project, bodyProof(request, rawBody(request), { allowPlainToken: true }));
       const delivery = readPushDelivery(request.headers, parseJsonBody(request));
-      if (delivery.kind === 'invalid') throw new ServiceError(400, delivery.message);
+      if (delivery.kind === 'invalid') throw errors.invalidRequest(delivery.message);
       if (delivery.kind === 'ignored') return { status: 'ignored', reason: delivery.reason };
       return startJob(
         context,
@@ -133,9 +120,9 @@ export function registerTriggerRoutes(app: FastifyInstance, context: HttpContext
     '/api/v1/projects/:project/jobs',
     { onRequest: screenBeforeBody(context, budget, SIGNATURE_HEADERS, JSON_BODY_LIMIT), onError: logRefusal },
     async (request) => {
-      const project = await authorizeTrigger(context, request, false);
+      const project = await authorizeTrigger(context.deps, request.params.project, bodyProof(request, rawBody(request), { allowPlainToken: false }));
       const parsed = parseWith(JobCreationSchema, parseJsonBody(request) ?? {});
-      if (!parsed.ok) throw new ServiceError(400, parsed.message);
+      if (!parsed.ok) throw errors.invalidRequest(parsed.message);
       const body = parsed.value;
       return startJob(
         context,
@@ -150,16 +137,10 @@ export function registerTriggerRoutes(app: FastifyInstance, context: HttpContext
     '/api/v1/projects/:project/jobs/:job/cancel',
     { onRequest: screenBeforeBody(context, budget, SIGNATURE_HEADERS, JSON_BODY_LIMIT), onError: logRefusal },
     async (request) => {
-      const project = await context.deps.store.findProject(request.params.project);
-      if (project === null) throw new ServiceError(404, 'not found');
-      if (!hasValidSignature(request, rawBody(request), project.triggerSecret)) throw new ServiceError(401, 'signature missing or wrong');
-      const job = await context.deps.store.findJob(project.id, request.params.job);
-      if (job === null) throw new ServiceError(404, 'not found');
-      checkCancelBody(rawBody(request), job);
-      const canceled = await cancelJob(context.deps, job);
+      const proof = bodyProof(request, rawBody(request), { allowPlainToken: false });
+      const { project, job, tasks } = await cancelJobByTrigger(context.deps, request.params, proof, rawBody(request));
       request.log.info({ project: project.name, job: job.id }, 'job canceled');
-      const tasks = await context.deps.store.listTasksOfJob(job.id);
-      return { job: presentJob(canceled, project), tasks: tasks.map(presentTaskSummary) };
+      return { job: presentJob(job, project), tasks: tasks.map(presentTaskSummary) };
     },
   );
 }

@@ -284,7 +284,7 @@ describe('the worker protocol', () => {
       assert.equal(append.status, 200);
       append = await small.call('POST', path, { body: Buffer.alloc(100, 97), token: worker, headers: { ...headers, 'x-log-offset': '1000' } });
       assert.equal(append.status, 413);
-      assert.deepEqual(await append.json(), { error: 'the log is limited to 1024 bytes', max_log_bytes: 1024 });
+      assert.deepEqual(await append.json(), { error: 'the log is limited to 1024 bytes', code: 'log_full', max_log_bytes: 1024 });
       assert.equal((await small.deps.store.getTask(task.id))?.logSize, 1000, 'nothing of the refused chunk was kept');
     } finally {
       await small.stop();

@@ -8,13 +8,14 @@ import {
 } from '@conveyor/protocol';
 import { receiveArtifact } from '../../domain/artifacts.js';
 import { appendLog } from '../../domain/logs.js';
-import { claimTask, completeTask, findHeldTask, heartbeat, MAX_CLAIM_WAIT_SECONDS } from '../../domain/worker-protocol.js';
-import { ServiceError } from '../../errors.js';
-import { sha256Hex } from '../../ids.js';
+import { authenticateWorker } from '../../domain/worker-auth.js';
+import { claimTask, completeTask, heartbeat, MAX_CLAIM_WAIT_SECONDS, openTaskSource, requireHeldTask } from '../../domain/worker-protocol.js';
+import { errors, ServiceError } from '../../errors.js';
 import type { Worker } from '../../store/types.js';
 import { baseUrlOf } from '../base-url.js';
 import { parseJsonBody, rawBody } from '../body.js';
 import type { HttpContext } from '../context.js';
+import { bearerToken } from '../credentials.js';
 import { artifactUrl, presentArtifact } from '../present.js';
 
 /** Largest log chunk one append may carry; workers send 64 KiB. */
@@ -28,23 +29,14 @@ declare module 'fastify' {
   }
 }
 
-/** `Authorization: Bearer <token>`, looked up by its SHA-256 (the token itself is never stored). */
-async function authenticateWorker(context: HttpContext, request: FastifyRequest): Promise<Worker> {
-  const header = request.headers.authorization;
-  const match = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header) : null;
-  const worker = match?.[1] === undefined ? null : await context.deps.store.findWorkerByTokenHash(sha256Hex(match[1]));
-  if (worker === null) throw new ServiceError(401, 'a valid worker token is required');
-  return worker;
-}
-
 function requireWorker(request: FastifyRequest): Worker {
-  if (request.worker === undefined) throw new ServiceError(401, 'a valid worker token is required');
+  if (request.worker === undefined) throw errors.workerTokenInvalid();
   return request.worker;
 }
 
 function parseWait(value: unknown): number {
   if (value === undefined) return 0;
-  if (typeof value !== 'string' || !/^\d{1,5}$/.test(value)) throw new ServiceError(400, 'wait must be a whole number of seconds');
+  if (typeof value !== 'string' || !/^\d{1,5}$/.test(value)) throw errors.invalidRequest('wait must be a whole number of seconds');
   return Math.min(Number(value), MAX_CLAIM_WAIT_SECONDS);
 }
 
@@ -72,13 +64,13 @@ export function registerWorkerRoutes(app: FastifyInstance, context: HttpContext)
   app.register(async (scope) => {
     // Every worker route authenticates first: the token requirement must never lapse below /tasks/:task.
     scope.addHook('onRequest', async (request) => {
-      request.worker = await authenticateWorker(context, request);
+      request.worker = await authenticateWorker(deps, bearerToken(request));
     });
 
     scope.post<{ Querystring: { wait?: string } }>('/api/v1/tasks/claim', async (request, reply) => {
       const worker = requireWorker(request);
       const parsed = parseWith(ClaimRequestSchema, parseJsonBody(request));
-      if (!parsed.ok) throw new ServiceError(400, parsed.message);
+      if (!parsed.ok) throw errors.invalidRequest(parsed.message);
       if (parsed.value.name !== worker.name) {
         // The claim's name is only the worker's own word; the task records the registered name.
         request.log.debug({ worker: worker.name, claimed: parsed.value.name }, 'claim names another worker name; the registered one is recorded');
@@ -95,38 +87,32 @@ export function registerWorkerRoutes(app: FastifyInstance, context: HttpContext)
     });
 
     scope.get<{ Params: TaskParams }>('/api/v1/tasks/:task/source.tar.gz', async (request, reply) => {
-      const task = await findHeldTask(deps, requireWorker(request), request.params.task);
-      const job = task === null ? null : await deps.store.getJobById(task.jobId);
-      const project = task === null ? null : await deps.store.findProject(task.projectId);
-      if (task === null || job === null || project === null) throw new ServiceError(404, 'not found');
-      if (!(await deps.repos.ensureCommit(project.repo, job.headSha))) throw new ServiceError(404, 'the commit is gone from the repository');
+      const source = await openTaskSource(deps, requireWorker(request), request.params.task);
       reply.type('application/gzip').header('content-disposition', 'attachment; filename="source.tar.gz"');
-      return reply.send(deps.repos.archive(project.repo, job.headSha));
+      return reply.send(source);
     });
 
     scope.post<{ Params: TaskParams }>('/api/v1/tasks/:task/log', { bodyLimit: LOG_CHUNK_LIMIT }, async (request) => {
       const worker = requireWorker(request);
       const header = request.headers[LOG_OFFSET_HEADER];
       if (typeof header !== 'string' || !/^\d{1,15}$/.test(header)) {
-        throw new ServiceError(400, 'X-Log-Offset must be the byte offset where this chunk starts');
+        throw errors.invalidRequest('X-Log-Offset must be the byte offset where this chunk starts');
       }
       const offset = await appendLog(deps, context.logLocks, worker, request.params.task, Number(header), rawBody(request));
       return { offset };
     });
 
     scope.post<{ Params: TaskParams }>('/api/v1/tasks/:task/heartbeat', async (request) => {
-      const answer = await heartbeat(deps, requireWorker(request), request.params.task);
-      if (answer === null) throw new ServiceError(404, 'not found');
-      return answer;
+      return heartbeat(deps, requireWorker(request), request.params.task);
     });
 
     scope.post<{ Params: TaskParams }>('/api/v1/tasks/:task/complete', async (request) => {
       const worker = requireWorker(request);
-      if ((await findHeldTask(deps, worker, request.params.task)) === null) throw new ServiceError(404, 'not found');
+      // 404 for a task the worker does not hold comes before anything about the body.
+      await requireHeldTask(deps, worker, request.params.task);
       const parsed = parseWith(CompleteRequestSchema, parseJsonBody(request));
-      if (!parsed.ok) throw new ServiceError(400, parsed.message);
+      if (!parsed.ok) throw errors.invalidRequest(parsed.message);
       const task = await completeTask(deps, worker, request.params.task, parsed.value);
-      if (task === null) throw new ServiceError(404, 'not found');
       request.log.info({ task: task.id, name: task.name, state: task.state, attempt: task.attempt }, 'task completed');
       return { state: task.state, attempt: task.attempt };
     });
@@ -139,14 +125,14 @@ export function registerWorkerRoutes(app: FastifyInstance, context: HttpContext)
       const routeOptions = { config: { streamedBody: true } };
       streaming.post<{ Params: TaskParams }>('/api/v1/tasks/:task/artifacts', routeOptions, async (request, reply) => {
         const worker = requireWorker(request);
-        if ((await findHeldTask(deps, worker, request.params.task)) === null) throw new ServiceError(404, 'not found');
+        await requireHeldTask(deps, worker, request.params.task);
         const length = request.headers['content-length'];
-        if (length === undefined || !/^\d{1,15}$/.test(length)) throw new ServiceError(411, 'Content-Length is required');
+        if (length === undefined || !/^\d{1,15}$/.test(length)) throw errors.lengthRequired();
         // Before the body: a Host that cannot make the artifact's url must refuse the upload, not follow it.
         const base = baseUrlOf(request, deps.config.publicUrl);
         const rawPath = request.headers[ARTIFACT_PATH_HEADER];
         const socket = request.raw.socket;
-        const artifact = await receiveArtifact(deps, worker, request.params.task, {
+        const { artifact, job, project } = await receiveArtifact(deps, worker, request.params.task, {
           rawPath: typeof rawPath === 'string' ? rawPath : undefined,
           declaredLength: Number(length),
           body: request.raw,
@@ -156,9 +142,6 @@ export function registerWorkerRoutes(app: FastifyInstance, context: HttpContext)
           if (error instanceof ServiceError && error.status === 413) reply.header('connection', 'close');
           throw error;
         });
-        const task = await deps.store.getTask(artifact.taskId);
-        const job = task === null ? null : await deps.store.getJobById(task.jobId);
-        const project = task === null ? null : await deps.store.findProject(task.projectId);
         const url = job === null || project === null ? '' : artifactUrl(base, project, job, artifact);
         request.log.info({ task: artifact.taskId, path: artifact.path, size: artifact.size }, 'artifact stored');
         return reply.code(201).send(presentArtifact(artifact, url));
@@ -167,7 +150,7 @@ export function registerWorkerRoutes(app: FastifyInstance, context: HttpContext)
 
     // Anything else below /tasks/:task is still worker territory: authenticated first, then 404.
     scope.all('/api/v1/tasks/:task/*', async () => {
-      throw new ServiceError(404, 'not found');
+      throw errors.notFound();
     });
   });
 }

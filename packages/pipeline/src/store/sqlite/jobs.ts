@@ -1,5 +1,5 @@
 import type { TaskState } from '@conveyor/protocol';
-import { deriveJobState, initialTaskState, settleBlockedTasks, isFinal, stateOnCancel, tallyTasks, type JobTally } from '../../domain/task-graph.js';
+import { deriveJobState, initialTaskState, settleBlockedTasks, isFinal, stateOnCancel, tallyTasks, type JobTally } from '../../domain/rules/task-graph.js';
 import type { Job, NewJob, PipelineStore } from '../types.js';
 import type { Db } from './database.js';
 import { toJob, toTask, type JobRow, type TaskRow } from './rows.js';

@@ -1,5 +1,5 @@
 import type { TaskState } from '@conveyor/protocol';
-import { lapsedOutcome, nextStateAfterOutcome } from '../../domain/task-graph.js';
+import { lapsedOutcome, nextStateAfterOutcome } from '../../domain/rules/task-graph.js';
 import type { ClaimFilter, ClaimLease, PipelineStore, Task, TaskOutcome, TaskTransition } from '../types.js';
 import type { Db } from './database.js';
 import { settleJob } from './jobs.js';

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { invalidRequest } from '../../errors.js';
 import type { SigninDeps } from '../../domain/deps.js';
-import { countCharacters } from '../../domain/normalise.js';
+import { countCharacters } from '../../domain/rules/normalise.js';
 import { selectRealm } from '../../domain/realms.js';
 import { resolveIdentifier } from '../../domain/resolution.js';
-import { MAX_PASSWORD_CHARACTERS } from '../../domain/session-rules.js';
+import { MAX_PASSWORD_CHARACTERS } from '../../domain/rules/session-rules.js';
 import { signInWithPassword } from '../../domain/sign-in.js';
 import { toRealmMetadata } from '../../domain/types.js';
 import { asObject, optionalBoolean, optionalString, requiredString } from '../body.js';

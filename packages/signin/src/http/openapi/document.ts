@@ -1,4 +1,4 @@
-import type { Header, MediaType, OpenApiDocument, Parameter, Response, Schema } from './types.js';
+import type { Header, MediaType, OpenApiDocument, Parameter, Response, Schema } from '@conveyor/kit';
 
 // The sign-in service's HTTP contract, field for field as the routes in http/login and http/session
 // build their answers and as http/errors.ts shapes every error.

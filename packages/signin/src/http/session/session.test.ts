@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { createManualClock } from '../../clock.js';
+import { createManualClock } from '@conveyor/kit';
 import { addMember, updateMember } from '../../domain/members.js';
 import { createRealm, updateRealm } from '../../domain/realms.js';
 import { setUserPassword, updateUser } from '../../domain/users.js';

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { decideAttempt, isEmptyCounter, settleAttempt, type AttemptCounter, type AttemptKey } from '../../domain/attempt-rules.js';
+import { decideAttempt, isEmptyCounter, settleAttempt, type AttemptCounter, type AttemptKey } from '../../domain/rules/attempt-rules.js';
 import type { AttemptReservation, AttemptSettlement } from '../types.js';
 
 /**

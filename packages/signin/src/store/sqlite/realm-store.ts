@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { duplicate } from '../../errors.js';
-import { acceptsNewSessions, computeExpiresAt, decideSessionTouch } from '../../domain/session-rules.js';
+import { acceptsNewSessions, computeExpiresAt, decideSessionTouch } from '../../domain/rules/session-rules.js';
 import type { IdentityProvider, Membership, MembershipStatus, OidcClient, RealmSettings, Role, Session } from '../../domain/types.js';
 import type { NewRealmData, RealmStore, SessionTouch, SettingsPatch } from '../types.js';
 import { ChangeWatch } from './change-watch.js';

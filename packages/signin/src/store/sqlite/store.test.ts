@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createManualClock } from '../../clock.js';
+import { createManualClock } from '@conveyor/kit';
 import { addRealmHost, createRealm, ensureSystemRealm, updateRealm } from '../../domain/realms.js';
 import { makeTempDir } from '../../testing/harness.js';
 import type { SigninStore } from '../types.js';

@@ -1,9 +1,9 @@
 import Database from 'better-sqlite3';
 import { duplicate } from '../../errors.js';
-import { emailHasDomain } from '../../domain/normalise.js';
-import { canReceiveHomeRealm } from '../../domain/home-realm.js';
+import { emailHasDomain } from '../../domain/rules/normalise.js';
+import { canReceiveHomeRealm } from '../../domain/rules/home-realm.js';
 import type { Credential, Realm, RealmEmailDomain, User, UserEmail, UserStatus } from '../../domain/types.js';
-import type { AttemptKey } from '../../domain/attempt-rules.js';
+import type { AttemptKey } from '../../domain/rules/attempt-rules.js';
 import type { AttemptReservation, AttemptSettlement, NewUser, SystemStore } from '../types.js';
 import { AttemptCounters } from './attempt-counters.js';
 import { ChangeWatch } from './change-watch.js';

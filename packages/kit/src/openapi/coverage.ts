@@ -1,8 +1,12 @@
-import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { OpenApiDocument } from './types.js';
 
 /** `METHOD /path/{param}`: a route as the document names it. */
 export type RouteKey = string;
+
+/** What `recordRoutes` needs of a Fastify instance; kept structural so this package depends on no framework. */
+export interface RouteSource {
+  addHook(name: 'onRoute', hook: (route: { method: string | string[]; url: string }) => void): unknown;
+}
 
 const DOCUMENTED_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
@@ -15,9 +19,9 @@ export function toOpenApiPath(url: string): string {
  * Records every route registered on the app from now on (call before registering the service).
  * HEAD routes are left out: Fastify adds one for every GET.
  */
-export function recordRoutes(app: FastifyInstance): RouteKey[] {
+export function recordRoutes(app: RouteSource): RouteKey[] {
   const routes: RouteKey[] = [];
-  app.addHook('onRoute', (route: RouteOptions) => {
+  app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) if (method !== 'HEAD') routes.push(`${method} ${toOpenApiPath(route.url)}`);
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { listAttemptKeys } from './attempt-guard.js';
+import { listAttemptKeys } from '../attempt-guard.js';
 import {
   currentCounter,
   decideAttempt,

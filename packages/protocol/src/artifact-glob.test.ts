@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compileGlob, findGlobFlaw } from './glob.js';
+import { compileGlob, findGlobFlaw } from './artifact-glob.js';
 
 function match(pattern: string, path: string): boolean {
   const compiled = compileGlob(pattern);

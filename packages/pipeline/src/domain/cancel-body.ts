@@ -1,4 +1,4 @@
-import { ServiceError } from '../errors.js';
+import { errors } from '../errors.js';
 import type { Job } from '../store/types.js';
 
 /**
@@ -9,14 +9,14 @@ import type { Job } from '../store/types.js';
  */
 export function checkCancelBody(raw: Buffer, job: Job): void {
   if (raw.length === 0) {
-    throw new ServiceError(401, `cancel needs a signature over the body {"job": "<job id>"}; the signature of an empty body only reads`);
+    throw errors.cancelUnsigned();
   }
   let named: unknown;
   try {
     named = (JSON.parse(raw.toString('utf8')) as { job?: unknown } | null)?.job;
   } catch {
-    throw new ServiceError(400, 'the body is not valid JSON; send {"job": "<job id>"}');
+    throw errors.cancelBodyInvalid('the body is not valid JSON; send {"job": "<job id>"}');
   }
-  if (typeof named !== 'string') throw new ServiceError(400, 'the body must be {"job": "<job id>"}, naming the job by its id');
-  if (named !== job.id) throw new ServiceError(400, 'the body names another job; send {"job": "<job id>"} with the id of the job in the path');
+  if (typeof named !== 'string') throw errors.cancelBodyInvalid('the body must be {"job": "<job id>"}, naming the job by its id');
+  if (named !== job.id) throw errors.cancelBodyInvalid('the body names another job; send {"job": "<job id>"} with the id of the job in the path');
 }

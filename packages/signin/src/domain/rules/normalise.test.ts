@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SigninError } from '../errors.js';
+import { SigninError } from '../../errors.js';
 import { countCharacters, extractEmailDomain, extractHostFromHeader, parseDomain, parseEmail, parseHost, parseSlug, parseUsername } from './normalise.js';
 
 const refuses = (fn: () => unknown) => assert.throws(fn, (error) => error instanceof SigninError && error.code === 'invalid_request');

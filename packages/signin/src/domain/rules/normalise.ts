@@ -1,4 +1,4 @@
-import { invalidRequest } from '../errors.js';
+import { invalidRequest } from '../../errors.js';
 
 // Normalisation rules of the spec, plus the validation this service adds where the spec is silent.
 // Each `normalise*` is pure; each `parse*` normalises and refuses what cannot be stored.

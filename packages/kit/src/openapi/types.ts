@@ -1,4 +1,4 @@
-// The part of OpenAPI 3.1 this service's document uses, typed so a misspelt key fails the build.
+// The part of OpenAPI 3.1 the services' documents use, typed so a misspelt key fails the build.
 
 export type Schema = {
   type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean' | 'null' | Array<'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean' | 'null'>;

@@ -1,11 +1,13 @@
 /**
- * Artifact globs, matched in time proportional to pattern length times path length (no regular
- * expression is built from a pattern, so no pattern can make matching backtrack exponentially).
+ * Artifact globs: part of the contract, since the pipeline-file compiler refuses the patterns the
+ * worker could not match, and the worker checks again because a payload is not the compiler. One
+ * module holds both the rules (findGlobFlaw) and the matcher (compileGlob), so they cannot drift.
  *
- * `*` any run of characters within one name, `?` one character, `[abc]`, `[a-z]`, `[!a-z]` (or `[^a-z]`)
- * one character of a class, `**` as a whole segment any number of directories. The rules a pattern must
- * meet are those of the pipeline file (docs/pipeline-file.md, "Artifacts and workdir"); the compiler
- * refuses the same patterns, and the worker checks again because a payload is not the compiler.
+ * Matching takes time proportional to pattern length times path length (no regular expression is
+ * built from a pattern, so no pattern can make matching backtrack exponentially). `*` any run of
+ * characters within one name, `?` one character, `[abc]`, `[a-z]`, `[!a-z]` (or `[^a-z]`) one character
+ * of a class, `**` as a whole segment any number of directories. The rules are those of the pipeline
+ * file (docs/pipeline-file.md, "Artifacts and workdir").
  */
 
 export const MAX_GLOB_LENGTH = 1024;

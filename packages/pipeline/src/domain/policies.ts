@@ -1,0 +1,50 @@
+import type { Project } from '../store/types.js';
+
+/** A signed-in person, as the sign-in service reports them. */
+export interface SessionViewer {
+  userId: string;
+  isAdmin: boolean;
+}
+
+/** Who is reading: each kind of caller the spec names. Workers never read through these routes. */
+export type Reader =
+  | { kind: 'anonymous' }
+  | { kind: 'trigger'; projectId: string }
+  | { kind: 'session'; viewer: SessionViewer };
+
+/**
+ * Whether a request proves it holds a secret: an HMAC of the body it carries (or, for pushes, the plain
+ * secret in a header). The HTTP layer checks the headers; the domain knows which secret to ask about.
+ */
+export interface SecretProof {
+  proves(secret: string): boolean;
+}
+
+/** The owner of a project, or an administrator. */
+export function mayManage(reader: Reader, project: Project): boolean {
+  return reader.kind === 'session' && (reader.viewer.isAdmin || reader.viewer.userId === project.ownerUserId);
+}
+
+/** Job read, scoped task read and log read: public, the project's trigger secret, or a session that may manage it. */
+export function mayReadJob(reader: Reader, project: Project): boolean {
+  return (
+    project.visibility === 'public' ||
+    (reader.kind === 'trigger' && reader.projectId === project.id) ||
+    mayManage(reader, project)
+  );
+}
+
+/** `GET /tasks/:task`: public or session; a signature on a bare path proves nothing. */
+export function mayReadBareTask(reader: Reader, project: Project): boolean {
+  return project.visibility === 'public' || mayManage(reader, project);
+}
+
+/** Artifact download: public, else only the owner or an administrator. */
+export function mayDownloadArtifact(reader: Reader, project: Project): boolean {
+  return project.visibility === 'public' || mayManage(reader, project);
+}
+
+/** Creating and cancelling jobs: only a holder of the project's trigger secret. */
+export function mayTrigger(proof: SecretProof, project: Project): boolean {
+  return proof.proves(project.triggerSecret);
+}

@@ -1,0 +1,52 @@
+import { createHmac } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import type { SecretProof, SessionViewer } from '../domain/policies.js';
+import type { ReadCredentials } from '../domain/reads.js';
+import { safeEqual } from '../ids.js';
+
+export type { SessionViewer } from '../domain/policies.js';
+
+/** Finds the session behind a request (the sign-in service's cookie); none until that link is made. */
+export interface SessionResolver {
+  resolve(request: FastifyRequest): Promise<SessionViewer | null>;
+}
+
+export const noSessions: SessionResolver = { resolve: async () => null };
+
+/** `X-Hub-Signature-256: sha256=<hex>` over the exact bytes, compared in constant time. */
+export function hasValidSignature(request: FastifyRequest, body: Buffer, secret: string): boolean {
+  const header = request.headers['x-hub-signature-256'];
+  if (typeof header !== 'string' || !header.startsWith('sha256=')) return false;
+  const expected = createHmac('sha256', secret).update(body).digest('hex');
+  return safeEqual(header.slice('sha256='.length).toLowerCase(), expected);
+}
+
+/** The plain-secret headers a push may carry instead: `X-Git-Token` and GitLab's `X-Gitlab-Token`. */
+export function hasValidPlainToken(request: FastifyRequest, secret: string): boolean {
+  return ['x-git-token', 'x-gitlab-token'].some((name) => {
+    const value = request.headers[name];
+    return typeof value === 'string' && safeEqual(value, secret);
+  });
+}
+
+/** A signature over the request's body; with `allowPlainToken` (pushes) the plain-secret headers count too. */
+export function bodyProof(request: FastifyRequest, body: Buffer, options: { allowPlainToken: boolean }): SecretProof {
+  return {
+    proves: (secret) => hasValidSignature(request, body, secret) || (options.allowPlainToken && hasValidPlainToken(request, secret)),
+  };
+}
+
+/** A reader's credentials: the read signature (an HMAC of the empty body) and the session behind the request. */
+export function readCredentials(request: FastifyRequest, sessions: SessionResolver): ReadCredentials {
+  return {
+    signature: bodyProof(request, Buffer.alloc(0), { allowPlainToken: false }),
+    resolveViewer: () => sessions.resolve(request),
+  };
+}
+
+/** The token of `Authorization: Bearer <token>`, or null. */
+export function bearerToken(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  const match = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header) : null;
+  return match?.[1] ?? null;
+}
