@@ -12,6 +12,9 @@ export const ERROR_CODES = {
   signature_invalid: 'the trigger-secret signature (or push token) is missing or wrong',
   cancel_unsigned: 'a cancel was signed over an empty body; sign {"job": "<job id>"}',
   cancel_body_invalid: 'a signed cancel body does not name the job in the path',
+  not_signed_in: 'the management API needs a session cookie (sign in) or an API token in Authorization: Bearer',
+  job_running: 'the job is still running; wait for it to finish (or stop it) before re-running its failed tasks',
+  nothing_to_rerun: 'the job has no failed or canceled task to run again',
   worker_token_invalid: 'no valid worker token in Authorization: Bearer',
   project_disabled: 'the project is disabled and takes no new jobs',
   duplicate: 'a project or worker of that name already exists',
@@ -60,6 +63,11 @@ export const errors = {
   cancelUnsigned: () =>
     new ServiceError(401, 'cancel_unsigned', 'cancel needs a signature over the body {"job": "<job id>"}; the signature of an empty body only reads'),
   cancelBodyInvalid: (message: string) => new ServiceError(400, 'cancel_body_invalid', message),
+  notSignedIn: () => new ServiceError(401, 'not_signed_in', 'sign in first'),
+  jobRunning: () =>
+    new ServiceError(409, 'job_running', 'the job is still running; wait until it ends, or stop it, then re-run its failed tasks'),
+  nothingToRerun: () =>
+    new ServiceError(409, 'nothing_to_rerun', 'the job has no failed or canceled task; re-run the whole job instead (POST .../rerun)'),
   workerTokenInvalid: () => new ServiceError(401, 'worker_token_invalid', 'a valid worker token is required'),
   projectDisabled: () => new ServiceError(409, 'project_disabled', 'the project is disabled'),
   duplicate: (message: string) => new ServiceError(409, 'duplicate', message),

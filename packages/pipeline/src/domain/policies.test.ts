@@ -18,9 +18,10 @@ const project = (visibility: 'public' | 'private'): Project => ({
 const anonymous: Reader = { kind: 'anonymous' };
 const trigger: Reader = { kind: 'trigger', projectId: 'p1' };
 const otherTrigger: Reader = { kind: 'trigger', projectId: 'p2' };
-const owner: Reader = { kind: 'session', viewer: { userId: 'owner', isAdmin: false } };
-const admin: Reader = { kind: 'session', viewer: { userId: 'someone', isAdmin: true } };
-const stranger: Reader = { kind: 'session', viewer: { userId: 'someone', isAdmin: false } };
+const session = (userId: string, roles: string[], realm = 'system'): Reader => ({ kind: 'session', viewer: { userId, username: userId, realm, roles } });
+const owner = session('owner', []);
+const admin = session('someone', ['realm-admin']);
+const stranger = session('someone', []);
 
 describe('policies', () => {
   it('lets everyone read a public project', () => {
@@ -37,6 +38,16 @@ describe('policies', () => {
     assert.deepEqual([anonymous, trigger, otherTrigger, owner, admin, stranger].map((reader) => mayReadBareTask(reader, priv)), [false, false, false, true, true, false]);
     assert.deepEqual([anonymous, trigger, otherTrigger, owner, admin, stranger].map((reader) => mayDownloadArtifact(reader, priv)), [false, false, false, true, true, false]);
     assert.deepEqual([trigger, owner, admin, stranger].map((reader) => mayManage(reader, priv)), [false, true, true, false]);
+  });
+
+  it('lets realm and system administrators manage only the projects of their own realm', () => {
+    const priv = project('private');
+    assert.equal(mayManage(session('x', ['system-admin']), priv), true);
+    assert.equal(mayManage(session('x', ['realm-admin'], 'other'), priv), false);
+    assert.equal(mayManage(session('x', ['system-admin'], 'other'), priv), false);
+    assert.equal(mayManage(session('x', ['developer']), priv), false);
+    // The owner keeps the project wherever they sign in.
+    assert.equal(mayManage(session('owner', [], 'other'), priv), true);
   });
 
   it('lets only a proof of the project\'s trigger secret trigger', () => {

@@ -1,9 +1,20 @@
 import type { Project } from '../store/types.js';
 
-/** A signed-in person, as the sign-in service reports them. */
+/** A signed-in person in the realm the request's Host selects. */
 export interface SessionViewer {
   userId: string;
-  isAdmin: boolean;
+  username: string;
+  realm: string;
+  roles: string[];
+}
+
+/** Roles that let a user manage every project of their realm. */
+const MANAGING_ROLES: readonly string[] = ['realm-admin', 'system-admin'];
+
+/** The realm a project belongs to: `system` for projects recorded before projects had realms. */
+export function realmOfProject(project: Project): string {
+  const realm = (project as Project & { realm?: string }).realm;
+  return typeof realm === 'string' && realm !== '' ? realm : 'system';
 }
 
 /** Who is reading: each kind of caller the spec names. Workers never read through these routes. */
@@ -20,9 +31,15 @@ export interface SecretProof {
   proves(secret: string): boolean;
 }
 
-/** The owner of a project, or an administrator. */
+/** A session that may manage the project: its owner, or an administrator of the project's realm. */
 export function mayManage(reader: Reader, project: Project): boolean {
-  return reader.kind === 'session' && (reader.viewer.isAdmin || reader.viewer.userId === project.ownerUserId);
+  return reader.kind === 'session' && viewerMayManage(reader.viewer, project);
+}
+
+/** The same rule for a viewer already known to be signed in (the management API's callers). */
+export function viewerMayManage(viewer: SessionViewer, project: Project): boolean {
+  if (viewer.userId === project.ownerUserId) return true;
+  return viewer.realm === realmOfProject(project) && viewer.roles.some((role) => MANAGING_ROLES.includes(role));
 }
 
 /** Job read, scoped task read and log read: public, the project's trigger secret, or a session that may manage it. */

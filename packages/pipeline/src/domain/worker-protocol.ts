@@ -90,7 +90,8 @@ export async function claimTask(
 ): Promise<ClaimedTask | null> {
   // The hold is real time on the wire, so it uses the real clock; task times use deps.clock.
   const deadline = Date.now() + options.waitSeconds * 1000;
-  await deps.store.touchWorker(worker.id, deps.clock.now());
+  // What the worker offers is kept, so a task no live worker can take can say why it waits.
+  await deps.store.recordWorkerOffer(worker.id, { arches: request.arches, features: request.features }, deps.clock.now());
   for (;;) {
     await reapExpiredTasks(deps);
     const task = await deps.store.claimNextTask(

@@ -130,4 +130,14 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX artifacts_unsettled ON artifacts (state) WHERE state <> 'stored';
   CREATE INDEX artifacts_expiry ON artifacts (expires_at) WHERE state = 'stored';
   `,
+  // Workers remember what their last claim offered (a waiting task can then say why no worker takes
+  // it), and a task remembers how many attempts one run of it gets, so re-running a failed task gives
+  // it its retries again. The jobs list reads (project_id, number) through the UNIQUE index.
+  `
+  ALTER TABLE workers ADD COLUMN offered_arches TEXT;
+  ALTER TABLE workers ADD COLUMN offered_features TEXT;
+  CREATE INDEX workers_live ON workers (last_seen_at) WHERE revoked_at IS NULL;
+  ALTER TABLE tasks ADD COLUMN attempts_per_run INTEGER NOT NULL DEFAULT 1;
+  UPDATE tasks SET attempts_per_run = max_attempts;
+  `,
 ];

@@ -1,5 +1,6 @@
 import type { JobState, ServiceSpec, TaskState } from '@conveyor/protocol';
 import type { AttemptOutcome } from '../domain/rules/task-graph.js';
+import type { WorkerOffer } from '../domain/rules/waiting-reason.js';
 import type { CompiledTask } from '../pipeline-file/types.js';
 
 export type Visibility = 'private' | 'public';
@@ -146,6 +147,30 @@ export interface ClaimLease {
   timeoutGraceMs: number;
 }
 
+/** Which jobs a list shows; absent fields do not filter. */
+export interface JobFilter {
+  ref?: string;
+  state?: JobState;
+  trigger?: string;
+}
+
+/** One job of a list, with what its tasks add to it. */
+export interface JobListing {
+  job: Job;
+  /** The earliest start among its tasks' current attempts; null before any was claimed. */
+  startedAt: number | null;
+  /** How many of its tasks are in each state (states with none are absent). */
+  taskCounts: Partial<Record<TaskState, number>>;
+}
+
+export type { WorkerOffer } from '../domain/rules/waiting-reason.js';
+
+/** What asking to re-run a job's failed tasks did. */
+export type FailedRerun =
+  | { kind: 'rerun'; job: Job; tasks: number; workBecameAvailable: boolean }
+  | { kind: 'running' }
+  | { kind: 'nothing' };
+
 /** How an attempt ended (the domain's rules decide what follows from it). */
 export type TaskOutcome = AttemptOutcome;
 
@@ -198,6 +223,10 @@ export interface PipelineStore {
   revokeWorker(id: string, now: number): Promise<void>;
   /** Records that the worker was seen; may skip the write when it was seen a few seconds ago. */
   touchWorker(id: string, now: number): Promise<void>;
+  /** Records that the worker was seen claiming with this offer (arches and features). */
+  recordWorkerOffer(id: string, offer: { arches: string[]; features: string[] }, now: number): Promise<void>;
+  /** What each worker that is not revoked and was seen at or after `seenSince` last offered. */
+  listLiveWorkerOffers(seenSince: number): Promise<WorkerOffer[]>;
 
   /**
    * Atomic: allocates the project's next job number and inserts the job with all its tasks, or
@@ -209,6 +238,19 @@ export interface PipelineStore {
   getJobById(id: string): Promise<Job | null>;
   /** In the pipeline file's order. */
   listTasksOfJob(jobId: string): Promise<Task[]>;
+  /**
+   * Up to `limit` of the project's jobs matching `filter`, newest (highest number) first, below
+   * `beforeNumber` when given, each with its task counts by state: one query per page, however many jobs.
+   */
+  listJobs(projectId: string, filter: JobFilter, page: { beforeNumber: number | null; limit: number }): Promise<JobListing[]>;
+  /**
+   * Atomic: when the job is not running and some task failed or was canceled, moves the tasks
+   * `planFailedRerun` (domain/rules/rerun.ts) picks back to waiting or blocked with their extended
+   * attempt limits, and the job back to running (`finished_at` and the cancel flag cleared); other
+   * tasks keep their results. `running` (nothing changed) while the job runs; `nothing` when no task
+   * failed or was canceled.
+   */
+  rerunFailedTasks(jobId: string, now: number): Promise<FailedRerun>;
   /**
    * Atomic: flags the job canceled, moves each task to `stateOnCancel` (domain/task-graph.ts): tasks
    * not yet handed out are canceled, running ones keep running and learn of it at their next

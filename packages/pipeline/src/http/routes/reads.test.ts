@@ -24,7 +24,7 @@ const TASK_KEYS = [
 const headerSessions: SessionResolver = {
   async resolve(request) {
     const user = request.headers['x-test-user'];
-    return typeof user === 'string' ? { userId: user, isAdmin: user === 'root' } : null;
+    return typeof user === 'string' ? { userId: user, username: user, realm: 'system', roles: user === 'root' ? ['system-admin'] : [] } : null;
   },
 };
 

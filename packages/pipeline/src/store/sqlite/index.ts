@@ -1,9 +1,11 @@
 import type { PipelineStore } from '../types.js';
 import { createArtifactMethods } from './artifacts.js';
 import { openDatabase } from './database.js';
+import { createJobManagementMethods } from './job-management.js';
 import { createJobMethods } from './jobs.js';
 import { createProjectMethods } from './projects.js';
 import { createTaskMethods } from './tasks.js';
+import { createWorkerOfferMethods } from './worker-offers.js';
 
 /**
  * The pipeline store on one SQLite file. better-sqlite3 is synchronous: each method does all its work
@@ -15,6 +17,8 @@ export function openSqliteStore(path: string): PipelineStore {
   return {
     ...createProjectMethods(db),
     ...createJobMethods(db),
+    ...createJobManagementMethods(db),
+    ...createWorkerOfferMethods(db),
     ...createTaskMethods(db),
     ...createArtifactMethods(db),
     close: async () => {

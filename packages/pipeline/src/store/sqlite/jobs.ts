@@ -90,8 +90,8 @@ export function createJobMethods(db: Db): JobMethods {
       .run(ids.jobId, job.projectId, counter.job_counter, job.ref, job.headSha, job.base, job.actor, job.trigger, now);
     const insertTask = db.prepare(
       `INSERT INTO tasks (id, job_id, job_seq, project_id, position, name, base_name, state, arch, image, script, env,
-         services, requires, artifact_paths, artifact_expire_in, workdir, timeout, max_attempts, allow_failure, needs, matrix, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         services, requires, artifact_paths, artifact_expire_in, workdir, timeout, max_attempts, attempts_per_run, allow_failure, needs, matrix, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     job.tasks.forEach((task, position) => {
       insertTask.run(
@@ -113,6 +113,7 @@ export function createJobMethods(db: Db): JobMethods {
         task.artifactExpireIn,
         task.workdir,
         task.timeout,
+        task.maxAttempts,
         task.maxAttempts,
         task.allowFailure ? 1 : 0,
         JSON.stringify(task.needs),
