@@ -65,3 +65,38 @@ describe('schema migration', () => {
     }
   });
 });
+
+describe('schema migration: attempts per run', () => {
+  it("gives existing tasks their max_attempts as one run's attempts, so a re-run of a failed task gets its retries again", async () => {
+    const dir = await makeTempDir('migration-rerun');
+    const path = join(dir.path, 'pipeline.db');
+    try {
+      const db = new Database(path);
+      for (const step of MIGRATIONS.slice(0, 4)) db.exec(step);
+      db.pragma('user_version = 4');
+      db.prepare(
+        `INSERT INTO projects (id, name, repo, visibility, enabled, trigger_secret, created_at, updated_at) VALUES ('p1', 'demo', '/srv/demo', 'public', 1, 's', 1, 1)`,
+      ).run();
+      db.prepare(
+        `INSERT INTO jobs (id, project_id, number, state, ref, head_sha, actor, trigger, created_at, finished_at)
+         VALUES ('j1', 'p1', 1, 'failure', 'refs/heads/main', '${'a'.repeat(40)}', 'me', 'api', 1, 2)`,
+      ).run();
+      db.prepare(
+        `INSERT INTO tasks (id, job_id, job_seq, project_id, position, name, base_name, state, arch, image, script, env, services,
+           requires, artifact_paths, workdir, timeout, attempt, max_attempts, allow_failure, needs, matrix, created_at, finished_at)
+         VALUES ('t1', 'j1', 1, 'p1', 0, 'build', 'build', 'failure', 'amd64', 'x', '[]', '{}', '[]', '[]', '[]', '/w', 60, 3, 3, 0, '[]', '{}', 1, 2)`,
+      ).run();
+      db.close();
+      const store = openSqliteStore(path);
+      try {
+        assert.equal((await store.rerunFailedTasks('j1', 10)).kind, 'rerun');
+        const task = await store.getTask('t1');
+        assert.deepEqual([task?.state, task?.attempt, task?.maxAttempts], ['waiting', 3, 6]);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await dir.remove();
+    }
+  });
+});
