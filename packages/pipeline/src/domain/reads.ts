@@ -4,6 +4,7 @@ import type { Job, Project, StoredArtifact, Task } from '../store/types.js';
 import { artifactKey, chooseArtifactAttempt, isArtifactLive, listLiveArtifacts } from './artifacts.js';
 import type { PipelineDeps } from './deps.js';
 import { chooseLogAttempt, logKey } from './logs.js';
+import { findWaitingReasons } from './waiting-reasons.js';
 import { mayDownloadArtifact, mayReadBareTask, mayReadJob, type Reader, type SecretProof, type SessionViewer } from './policies.js';
 
 /**
@@ -55,10 +56,15 @@ async function loadTaskOfJob(deps: PipelineDeps, job: Job, taskId: string): Prom
   return task;
 }
 
-/** `GET /projects/:project/jobs/:job`: the job and its tasks. */
-export async function readJob(deps: PipelineDeps, credentials: ReadCredentials, ref: JobRef): Promise<{ project: Project; job: Job; tasks: Task[] }> {
+/** `GET /projects/:project/jobs/:job`: the job and its tasks, with why a waiting task has no worker. */
+export async function readJob(
+  deps: PipelineDeps,
+  credentials: ReadCredentials,
+  ref: JobRef,
+): Promise<{ project: Project; job: Job; tasks: Task[]; waitingReasons: Map<string, string> }> {
   const { project, job } = await loadReadableJob(deps, credentials, ref, mayReadJob);
-  return { project, job, tasks: await deps.store.listTasksOfJob(job.id) };
+  const tasks = await deps.store.listTasksOfJob(job.id);
+  return { project, job, tasks, waitingReasons: await findWaitingReasons(deps, project, tasks) };
 }
 
 export interface TaskRead {

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { failedStream, streamArchive } from './archive.js';
-import { isCommitId } from './commit-id.js';
+import { hasControlCharacter, isCommitId } from './commit-id.js';
 import { createFetchQueue } from './fetch-queue.js';
 import { ceilingFor, runGit, type GitContext } from './git-process.js';
 import { checkLocation, classifyLocation, type Location } from './locations.js';
@@ -9,6 +9,8 @@ import { readFileAtCommit } from './read-file.js';
 import { redactUrlCredentials } from './redact.js';
 
 export type CommitLookup = { found: true } | { found: false; reason: string };
+
+export type RefLookup = { found: true; sha: string; ref: string } | { found: false; reason: string };
 
 export type FileAtCommit = { kind: 'ok'; content: Buffer } | { kind: 'missing' } | { kind: 'too-large'; size: number };
 
@@ -36,10 +38,24 @@ export interface Repositories {
    * account of a failed fetch (credentials in URLs masked), fit for the caller and the server log.
    */
   findCommit(repo: string, sha: string): Promise<CommitLookup>;
+  /**
+   * The commit a branch or tag (a short name, `refs/heads/...` or `refs/tags/...`) names now, with the
+   * full ref that matched; branches win over tags of the same name. A URL repository's mirror is
+   * fetched first, since the ref may have moved since the last fetch.
+   */
+  resolveRef(repo: string, ref: string): Promise<RefLookup>;
   /** Reads a file at a commit, refusing it above `maxBytes` without reading it. */
   readFile(repo: string, sha: string, path: string, maxBytes: number): Promise<FileAtCommit>;
   /** The tree at a commit as a gzip tar stream (`git archive`); errors surface as stream errors. */
   archive(repo: string, sha: string): Readable;
+}
+
+const NULL_COMMIT = '0'.repeat(40);
+
+/** What may be handed to git as a ref to resolve: no options, no revision syntax, no control characters. */
+function isRefName(ref: string): boolean {
+  if (ref === '' || ref.length > 1024 || ref.startsWith('-') || hasControlCharacter(ref)) return false;
+  return !/[\s~^:?*[\\]|\.\.|@\{|\/\/|\/$|\.lock$|^\/|\.$/.test(ref);
 }
 
 async function hasCommit(context: GitContext, directory: string, sha: string): Promise<boolean> {
@@ -89,8 +105,34 @@ export function createRepositories(options: RepositoriesOptions): Repositories {
     };
   }
 
+  async function resolveRef(repo: string, ref: string): Promise<RefLookup> {
+    if (!isRefName(ref)) return { found: false, reason: `'${ref}' is not a branch or tag name` };
+    const location = classifyLocation(repo);
+    if (location.kind === 'refused') return { found: false, reason: `the project's repository is unusable: ${location.message}` };
+    const directory = directoryOf(location);
+    if (location.kind === 'url') {
+      // The null id is never a commit, so the queue always fetches (sharing a fetch already queued).
+      const failure = await queue.request(location.url, NULL_COMMIT);
+      if (failure !== null) {
+        return { found: false, reason: redactUrlCredentials(`the repository could not be fetched (${failure}); check its URL and the service's access to it`) };
+      }
+    }
+    const candidates = ref.startsWith('refs/') ? [ref] : [`refs/heads/${ref}`, `refs/tags/${ref}`];
+    for (const candidate of candidates) {
+      const result = await runGit(context, {
+        args: ['-C', directory, 'rev-parse', '--verify', '--quiet', '--end-of-options', `${candidate}^{commit}`],
+        ceiling: ceilingFor(directory),
+      });
+      const sha = result.stdout.toString('utf8').trim();
+      if (result.code === 0 && isCommitId(sha)) return { found: true, sha, ref: candidate };
+    }
+    return { found: false, reason: `no branch or tag '${ref}' in the project's repository; push it first, or give a commit id` };
+  }
+
   return {
     checkLocation: (repo) => checkLocation(context, repo),
+
+    resolveRef,
 
     findCommit,
 

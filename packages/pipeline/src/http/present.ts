@@ -17,7 +17,8 @@ export function presentJob(job: Job, project: Project) {
   };
 }
 
-export function presentTaskSummary(task: Task) {
+/** A task in a job read; `waiting_reason` says why a waiting task has no worker that could take it. */
+export function presentTaskSummary(task: Task, waitingReasons: ReadonlyMap<string, string> = new Map()) {
   return {
     id: task.id,
     name: task.name,
@@ -26,6 +27,9 @@ export function presentTaskSummary(task: Task) {
     arch: task.arch,
     attempt: task.attempt,
     worker_name: task.workerName,
+    started_at: task.startedAt,
+    finished_at: task.finishedAt,
+    waiting_reason: waitingReasons.get(task.id) ?? null,
   };
 }
 

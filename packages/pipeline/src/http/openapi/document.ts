@@ -20,6 +20,7 @@ import {
   tooLarge,
   worker,
 } from './parts.js';
+import { manageJobPaths } from './manage-jobs.js';
 import { ref, schemas } from './schemas.js';
 import type { OpenApiDocument, PathItem } from '@conveyor/kit';
 
@@ -315,6 +316,13 @@ const documentPaths: Record<string, PathItem> = {
   },
 };
 
+/** The paths of each part, methods of one path from several parts side by side (`/jobs`: POST signed, GET listed). */
+function mergePaths(...parts: Record<string, PathItem>[]): Record<string, PathItem> {
+  const merged: Record<string, PathItem> = {};
+  for (const part of parts) for (const [path, item] of Object.entries(part)) merged[path] = { ...merged[path], ...item };
+  return merged;
+}
+
 /** The pipeline service's HTTP contract; served at `GET /api/v1/openapi.json` and rendered into docs/api.md. */
 export const pipelineOpenApiDocument: OpenApiDocument = {
   openapi: '3.1.0',
@@ -328,9 +336,10 @@ export const pipelineOpenApiDocument: OpenApiDocument = {
     { name: 'jobs', description: 'starting and cancelling jobs (trigger secret)' },
     { name: 'reads', description: 'jobs, tasks, logs and artifacts' },
     { name: 'worker', description: 'the worker protocol (worker token)' },
+    { name: 'manage', description: 'the management API (a signed-in person who may manage the project)' },
     { name: 'meta', description: 'about the API itself' },
   ],
-  paths: { ...triggerPaths, ...readPaths, ...workerPaths, ...documentPaths },
+  paths: mergePaths(triggerPaths, readPaths, workerPaths, manageJobPaths, documentPaths),
   components: {
     schemas,
     securitySchemes: {

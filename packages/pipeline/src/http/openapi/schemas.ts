@@ -121,8 +121,51 @@ export const schemas: Record<string, Schema> = {
     arch: string,
     attempt: integer,
     worker_name: nullableString,
+    started_at: { ...nullableTimestamp, description: "when the current attempt was claimed (milliseconds since the epoch), or null" },
+    finished_at: nullableTimestamp,
+    waiting_reason: {
+      type: ['string', 'null'],
+      description:
+        'for a waiting task that no connected worker could take, why (`no worker is connected`, `no worker offers arch arm64`, `no worker offers the features gpu, docker`, ...); otherwise null',
+    },
   }),
   JobRead: object({ job: ref('Job'), tasks: { type: 'array', items: ref('TaskSummary') } }),
+  JobListing: object({
+    id: string,
+    number: integer,
+    state: { type: 'string', enum: [...JOB_STATES] },
+    ref: string,
+    head_sha: fullSha,
+    actor: string,
+    trigger: { type: 'string', description: '`push`, `api`, `manual` (started from the management API), `rerun`, or what the creator gave' },
+    created_at: timestamp,
+    started_at: { ...nullableTimestamp, description: "the earliest start among its tasks' current attempts, or null before any was claimed" },
+    finished_at: nullableTimestamp,
+    task_counts: object(
+      Object.fromEntries(TASK_STATES.map((state) => [state, integer])),
+      'how many of its tasks are in each state',
+    ),
+  }),
+  JobsPage: object({
+    jobs: { type: 'array', items: ref('JobListing'), description: 'newest (highest number) first' },
+    next_cursor: { type: ['string', 'null'], description: 'pass as `cursor` for the next page; null on the last page' },
+  }),
+  JobStart: {
+    oneOf: [
+      { type: 'object', additionalProperties: false, required: ['ref'], properties: { ref: { type: 'string', minLength: 1, maxLength: 1024, description: 'a branch or tag name, or a full ref (`refs/heads/main`), resolved to its commit now' } } },
+      {
+        type: 'object',
+        additionalProperties: false,
+        required: ['sha'],
+        properties: { sha: fullSha, ref: { type: 'string', minLength: 1, maxLength: 1024, description: 'recorded with the job as given (default empty)' } },
+      },
+    ],
+  },
+  RerunFailedRead: object({
+    job: ref('Job'),
+    tasks: { type: 'array', items: ref('TaskSummary') },
+    rerun_tasks: { type: 'integer', minimum: 1, description: 'how many tasks run again' },
+  }),
   Task: object(
     {
       id: string,

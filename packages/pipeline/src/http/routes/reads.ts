@@ -34,8 +34,8 @@ export function registerReadRoutes(app: FastifyInstance, context: HttpContext): 
   const { deps, sessions } = context;
 
   app.get<{ Params: JobRef }>('/api/v1/projects/:project/jobs/:job', async (request) => {
-    const { project, job, tasks } = await readJob(deps, readCredentials(request, sessions), request.params);
-    return { job: presentJob(job, project), tasks: tasks.map(presentTaskSummary) };
+    const { project, job, tasks, waitingReasons } = await readJob(deps, readCredentials(request, sessions), request.params);
+    return { job: presentJob(job, project), tasks: tasks.map((task) => presentTaskSummary(task, waitingReasons)) };
   });
 
   app.get<{ Params: { task: string }; Querystring: AttemptQuery }>('/api/v1/tasks/:task', async (request) => {

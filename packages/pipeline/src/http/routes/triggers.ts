@@ -140,7 +140,7 @@ export function registerTriggerRoutes(app: FastifyInstance, context: HttpContext
       const proof = bodyProof(request, rawBody(request), { allowPlainToken: false });
       const { project, job, tasks } = await cancelJobByTrigger(context.deps, request.params, proof, rawBody(request));
       request.log.info({ project: project.name, job: job.id }, 'job canceled');
-      return { job: presentJob(job, project), tasks: tasks.map(presentTaskSummary) };
+      return { job: presentJob(job, project), tasks: tasks.map((task) => presentTaskSummary(task)) };
     },
   );
 }
