@@ -1,0 +1,104 @@
+// Test support: both services on one real server, the pipeline finding sessions by asking the sign-in
+// service's own `GET /api/v1/session` with the request's cookie (as PIPELINE_SIGNIN_URL does), and
+// real sign-ins through `POST /api/v1/login/password`.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import Fastify, { type FastifyRequest } from 'fastify';
+import { openPipeline, pipelinePlugin, pipelineServerOptions, readPipelineConfig, type PipelineDeps, type SessionResolver, type SessionViewer } from '@conveyor/pipeline';
+import { addMember, createSigninService, createUser, type SigninService } from '@conveyor/signin';
+import { signinPlugin } from '@conveyor/signin/plugin';
+
+export const TEST_PASSWORD = 'correct horse battery staple';
+const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@example.test', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@example.test', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
+
+export function git(cwd: string, args: string[]): string {
+  const result = spawnSync('git', args, { cwd, env: GIT_ENV, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`git ${args.join(' ')}: ${result.stderr}`);
+  return result.stdout.trim();
+}
+
+/** A real repository on branch main; `commit` writes files and returns the new commit id. */
+export function makeRepository(path: string): { repo: string; commit(files: Record<string, string>): string } {
+  git(dirname(path), ['init', '-q', '-b', 'main', path]);
+  return {
+    repo: path,
+    commit(files) {
+      for (const [name, content] of Object.entries(files)) {
+        mkdirSync(dirname(join(path, name)), { recursive: true });
+        writeFileSync(join(path, name), content);
+      }
+      git(path, ['add', '--all']);
+      git(path, ['commit', '-q', '-m', 'change']);
+      return git(path, ['rev-parse', 'HEAD']);
+    },
+  };
+}
+
+/** Asks the sign-in service at `base()` who the request's cookie belongs to. */
+function sessionsOverHttp(base: () => string): SessionResolver {
+  return {
+    async resolve(request: FastifyRequest): Promise<SessionViewer | null> {
+      const cookie = request.headers.cookie;
+      if (cookie === undefined) return null;
+      const response = await fetch(`${base()}/api/v1/session`, { headers: { cookie } });
+      if (response.status !== 200) return null;
+      const body = (await response.json()) as { realm: { slug: string }; user: { id: string; username: string }; roles: string[] };
+      return { userId: body.user.id, username: body.user.username, realm: body.realm.slug, roles: body.roles };
+    },
+  };
+}
+
+export interface SignedInServer {
+  url: string;
+  dir: string;
+  pipeline: PipelineDeps;
+  signin: SigninService;
+  /** Creates a user of the system realm with these roles; returns their id. */
+  addUser(username: string, roles?: string[]): Promise<string>;
+  /** Signs in with the password and returns the `Cookie` header value. */
+  signIn(username: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startSignedInServer(): Promise<SignedInServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'conveyor-manage-'));
+  const config = readPipelineConfig({ PIPELINE_DATABASE_PATH: join(dir, 'pipeline.db'), PIPELINE_DATA_PATH: join(dir, 'data'), PIPELINE_LOG_LEVEL: 'silent' });
+  const pipeline = openPipeline(config);
+  const signin = await createSigninService({ databasePath: join(dir, 'signin.db'), realmsPath: join(dir, 'realms') });
+  let url = '';
+  const app = Fastify(pipelineServerOptions({ requestTimeoutMs: config.requestTimeoutMs }));
+  await app.register(pipelinePlugin, { deps: pipeline, sessions: sessionsOverHttp(() => url) });
+  await app.register(signinPlugin, { deps: signin.deps, handleNotFound: false, serveOpenApi: false });
+  url = await app.listen({ port: 0, host: '127.0.0.1' });
+  return {
+    url,
+    dir,
+    pipeline,
+    signin,
+    async addUser(username, roles = []) {
+      const user = await createUser(signin.deps, { username, password: TEST_PASSWORD });
+      await addMember(signin.deps, { realm: 'system', user: user.id, status: 'active', roles });
+      return user.id;
+    },
+    async signIn(username) {
+      const response = await fetch(`${url}/api/v1/login/password`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ identifier: username, password: TEST_PASSWORD }),
+      });
+      if (response.status !== 200) throw new Error(`sign-in of ${username} failed: ${response.status} ${await response.text()}`);
+      const cookie = /^([^;]+)/.exec(response.headers.get('set-cookie') ?? '')?.[1];
+      if (cookie === undefined) throw new Error('no session cookie');
+      return cookie;
+    },
+    async close() {
+      await app.close();
+      await signin.close();
+      await pipeline.store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
