@@ -13,6 +13,8 @@ export const ERROR_CODES = {
   cancel_unsigned: 'a cancel was signed over an empty body; sign {"job": "<job id>"}',
   cancel_body_invalid: 'a signed cancel body does not name the job in the path',
   worker_token_invalid: 'no valid worker token in Authorization: Bearer',
+  not_signed_in: 'the management API needs a session cookie or a valid API token in Authorization: Bearer',
+  session_required: 'the operation needs a signed-in session; an API token may not do it',
   project_disabled: 'the project is disabled and takes no new jobs',
   duplicate: 'a project or worker of that name already exists',
   commit_unusable: 'the commit is not a full id or cannot be fetched from the repository',
@@ -61,6 +63,9 @@ export const errors = {
     new ServiceError(401, 'cancel_unsigned', 'cancel needs a signature over the body {"job": "<job id>"}; the signature of an empty body only reads'),
   cancelBodyInvalid: (message: string) => new ServiceError(400, 'cancel_body_invalid', message),
   workerTokenInvalid: () => new ServiceError(401, 'worker_token_invalid', 'a valid worker token is required'),
+  notSignedIn: () => new ServiceError(401, 'not_signed_in', 'sign in first'),
+  sessionRequired: () =>
+    new ServiceError(403, 'session_required', 'API tokens are created with a signed-in session, not with another token; sign in and try again'),
   projectDisabled: () => new ServiceError(409, 'project_disabled', 'the project is disabled'),
   duplicate: (message: string) => new ServiceError(409, 'duplicate', message),
   commitUnusable: (reason: string) => new ServiceError(400, 'commit_unusable', `no usable commit: ${reason}`),

@@ -18,9 +18,10 @@ const project = (visibility: 'public' | 'private'): Project => ({
 const anonymous: Reader = { kind: 'anonymous' };
 const trigger: Reader = { kind: 'trigger', projectId: 'p1' };
 const otherTrigger: Reader = { kind: 'trigger', projectId: 'p2' };
-const owner: Reader = { kind: 'session', viewer: { userId: 'owner', isAdmin: false } };
-const admin: Reader = { kind: 'session', viewer: { userId: 'someone', isAdmin: true } };
-const stranger: Reader = { kind: 'session', viewer: { userId: 'someone', isAdmin: false } };
+const viewer = (userId: string, roles: string[] = [], realm = 'system'): Reader => ({ kind: 'session', viewer: { userId, username: userId, realm, roles } });
+const owner = viewer('owner');
+const admin = viewer('someone', ['realm-admin']);
+const stranger = viewer('someone');
 
 describe('policies', () => {
   it('lets everyone read a public project', () => {
@@ -37,6 +38,15 @@ describe('policies', () => {
     assert.deepEqual([anonymous, trigger, otherTrigger, owner, admin, stranger].map((reader) => mayReadBareTask(reader, priv)), [false, false, false, true, true, false]);
     assert.deepEqual([anonymous, trigger, otherTrigger, owner, admin, stranger].map((reader) => mayDownloadArtifact(reader, priv)), [false, false, false, true, true, false]);
     assert.deepEqual([trigger, owner, admin, stranger].map((reader) => mayManage(reader, priv)), [false, true, true, false]);
+  });
+
+  it("counts administrators only in the project's own realm (a project without a realm is in `system`)", () => {
+    const priv = project('private');
+    assert.equal(mayManage(viewer('someone', ['system-admin']), priv), true);
+    assert.equal(mayManage(viewer('someone', ['realm-admin'], 'acme'), priv), false);
+    assert.equal(mayManage(viewer('someone', ['member']), priv), false);
+    assert.equal(mayManage(viewer('owner', [], 'acme'), priv), true, 'the owner, whatever realm');
+    assert.equal(mayManage(viewer('someone', ['realm-admin'], 'acme'), { ...priv, realm: 'acme' } as Project), true);
   });
 
   it('lets only a proof of the project\'s trigger secret trigger', () => {

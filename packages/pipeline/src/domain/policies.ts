@@ -1,9 +1,24 @@
 import type { Project } from '../store/types.js';
 
-/** A signed-in person, as the sign-in service reports them. */
+/** A signed-in person in the realm the request's Host selects. */
 export interface SessionViewer {
   userId: string;
-  isAdmin: boolean;
+  username: string;
+  realm: string;
+  roles: string[];
+}
+
+/** The roles that make a user an administrator of their realm's projects. */
+const ADMIN_ROLES = ['realm-admin', 'system-admin'];
+
+/** The realm a project belongs to; `system` for projects from before realms. */
+export function realmOfProject(project: Project): string {
+  return (project as { realm?: string }).realm ?? 'system';
+}
+
+/** Whether the viewer administers their realm (`realm-admin` or `system-admin`). */
+export function isRealmAdmin(viewer: SessionViewer): boolean {
+  return viewer.roles.some((role) => ADMIN_ROLES.includes(role));
 }
 
 /** Who is reading: each kind of caller the spec names. Workers never read through these routes. */
@@ -20,9 +35,13 @@ export interface SecretProof {
   proves(secret: string): boolean;
 }
 
-/** The owner of a project, or an administrator. */
+/** "A session that may manage the project": its owner, or an administrator of the project's realm. */
 export function mayManage(reader: Reader, project: Project): boolean {
-  return reader.kind === 'session' && (reader.viewer.isAdmin || reader.viewer.userId === project.ownerUserId);
+  return reader.kind === 'session' && viewerMayManage(reader.viewer, project);
+}
+
+export function viewerMayManage(viewer: SessionViewer, project: Project): boolean {
+  return viewer.userId === project.ownerUserId || (viewer.realm === realmOfProject(project) && isRealmAdmin(viewer));
 }
 
 /** Job read, scoped task read and log read: public, the project's trigger secret, or a session that may manage it. */

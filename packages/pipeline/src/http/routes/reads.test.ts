@@ -24,8 +24,10 @@ const TASK_KEYS = [
 const headerSessions: SessionResolver = {
   async resolve(request) {
     const user = request.headers['x-test-user'];
-    return typeof user === 'string' ? { userId: user, isAdmin: user === 'root' } : null;
+    return typeof user === 'string' ? { userId: user, username: user, realm: 'system', roles: user === 'root' ? ['system-admin'] : [] } : null;
   },
+  realmOf: async () => 'system',
+  rolesOf: async () => null,
 };
 
 describe('reading jobs and tasks: access rules', () => {

@@ -1,7 +1,9 @@
 import type { PipelineStore } from '../types.js';
+import { createApiTokenMethods } from './api-tokens.js';
 import { createArtifactMethods } from './artifacts.js';
 import { openDatabase } from './database.js';
 import { createJobMethods } from './jobs.js';
+import { createManageMethods } from './manage.js';
 import { createProjectMethods } from './projects.js';
 import { createTaskMethods } from './tasks.js';
 
@@ -17,6 +19,8 @@ export function openSqliteStore(path: string): PipelineStore {
     ...createJobMethods(db),
     ...createTaskMethods(db),
     ...createArtifactMethods(db),
+    ...createManageMethods(db),
+    ...createApiTokenMethods(db),
     close: async () => {
       db.close();
     },
