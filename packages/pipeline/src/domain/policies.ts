@@ -1,4 +1,4 @@
-import type { Project } from '../store/types.js';
+import type { Project, Worker } from '../store/types.js';
 
 /** A signed-in person in the realm the request's Host selects. */
 export interface SessionViewer {
@@ -66,4 +66,37 @@ export function mayDownloadArtifact(reader: Reader, project: Project): boolean {
 /** Creating and cancelling jobs: only a holder of the project's trigger secret. */
 export function mayTrigger(proof: SecretProof, project: Project): boolean {
   return proof.proves(project.triggerSecret);
+}
+
+/**
+ * Management of a project through the API: the request's realm must be the project's (a project is
+ * served only on its realm's hosts), and the viewer must be one who may manage it.
+ */
+export function mayManageHere(viewer: SessionViewer, project: Project): boolean {
+  return realmOfProject(project) === viewer.realm && viewerMayManage(viewer, project);
+}
+
+/** Reading a project's settings (never its secret): those who may manage it, and anyone signed in for a public one of the realm. */
+export function mayViewHere(viewer: SessionViewer, project: Project): boolean {
+  return realmOfProject(project) === viewer.realm && (project.visibility === 'public' || viewerMayManage(viewer, project));
+}
+
+/**
+ * Workers serve every realm's projects, so seeing and revoking all of them is for administrators of
+ * the `system` realm (and `system-admin` anywhere); everyone else manages the workers they own.
+ */
+export function mayManageAllWorkers(viewer: SessionViewer): boolean {
+  return viewer.roles.includes('system-admin') || (viewer.realm === 'system' && isRealmAdmin(viewer));
+}
+
+export function mayManageWorker(viewer: SessionViewer, worker: Worker): boolean {
+  return mayManageAllWorkers(viewer) || (worker.ownerUserId !== null && worker.ownerUserId === viewer.userId);
+}
+
+/**
+ * A repository on the server's own disk (a path or file://) lets its project read whatever git
+ * repository the service can read, so only a `system-admin` may name one; others give a remote URL.
+ */
+export function mayUseLocalRepository(viewer: SessionViewer): boolean {
+  return viewer.roles.includes('system-admin');
 }
