@@ -5,6 +5,8 @@ import { noSessions, type SessionResolver } from './http/credentials.js';
 import { keepRawBodies } from './http/body.js';
 import { installErrorHandler, installNotFoundHandler } from './http/error-handler.js';
 import { registerOpenApiRoute } from './http/openapi/route.js';
+import { registerManageProjectRoutes } from './http/routes/manage-projects.js';
+import { registerManageWorkerRoutes } from './http/routes/manage-workers.js';
 import { registerReadRoutes } from './http/routes/reads.js';
 import { registerTriggerRoutes } from './http/routes/triggers.js';
 import { registerWorkerRoutes } from './http/routes/worker.js';
@@ -51,6 +53,8 @@ export async function pipelinePlugin(app: FastifyInstance, options: PipelinePlug
   registerTriggerRoutes(app, context);
   registerReadRoutes(app, context);
   registerWorkerRoutes(app, context);
+  registerManageProjectRoutes(app, context);
+  registerManageWorkerRoutes(app, context);
   if (options.serveOpenApi ?? true) registerOpenApiRoute(app);
 }
 

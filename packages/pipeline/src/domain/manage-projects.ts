@@ -1,5 +1,6 @@
 import { errors } from '../errors.js';
 import { classifyLocation } from '../git/locations.js';
+import { redactUrlCredentials } from '../git/redact.js';
 import type { Project, ProjectListing } from '../store/types.js';
 import { artifactKey } from './artifacts.js';
 import type { PipelineDeps } from './deps.js';
@@ -9,8 +10,19 @@ import { createProject, PROJECT_NAME_PATTERN, setVariable, unsetVariable, update
 export const PAGE_LIMIT_MAX = 100;
 export const PAGE_LIMIT_DEFAULT = 50;
 
+/** A listing as the viewer may see it: a repository URL's credentials only for those who may manage the project. */
+export interface ProjectView extends ProjectListing {
+  manageable: boolean;
+}
+
+function viewAs(viewer: SessionViewer, listing: ProjectListing): ProjectView {
+  const manageable = mayManageHere(viewer, listing.project);
+  const project = manageable ? listing.project : { ...listing.project, repo: redactUrlCredentials(listing.project.repo) };
+  return { project, lastJob: listing.lastJob, manageable };
+}
+
 export interface ProjectPage {
-  listings: ProjectListing[];
+  listings: ProjectView[];
   /** Opaque; null on the last page. */
   nextCursor: string | null;
 }
@@ -41,7 +53,7 @@ export async function listProjectsFor(deps: PipelineDeps, viewer: SessionViewer,
   });
   const shown = listings.slice(0, page.limit);
   const last = shown.at(-1);
-  return { listings: shown, nextCursor: listings.length > page.limit && last !== undefined ? encodeCursor(last.project.name) : null };
+  return { listings: shown.map((listing) => viewAs(viewer, listing)), nextCursor: listings.length > page.limit && last !== undefined ? encodeCursor(last.project.name) : null };
 }
 
 /** A project the viewer may manage here; anything else (absent, another realm's, someone else's) is 404. */
@@ -52,10 +64,11 @@ export async function requireManageable(deps: PipelineDeps, viewer: SessionViewe
 }
 
 /** A project the viewer may see here (manage, or public in the realm); anything else is 404. */
-export async function viewProject(deps: PipelineDeps, viewer: SessionViewer, key: string): Promise<{ project: Project; manageable: boolean }> {
+export async function viewProject(deps: PipelineDeps, viewer: SessionViewer, key: string): Promise<ProjectView> {
   const project = await deps.store.findProject(key);
   if (project === null || !mayViewHere(viewer, project)) throw errors.notFound();
-  return { project, manageable: mayManageHere(viewer, project) };
+  // The newest job is the list's; a single read points to the jobs list instead.
+  return viewAs(viewer, { project, lastJob: null });
 }
 
 function isLocalLocation(repo: string): boolean {

@@ -20,6 +20,8 @@ import {
   tooLarge,
   worker,
 } from './parts.js';
+import { managePaths } from './manage-paths.js';
+import { manageSchemas } from './manage-schemas.js';
 import { ref, schemas } from './schemas.js';
 import type { OpenApiDocument, PathItem } from '@conveyor/kit';
 
@@ -328,11 +330,14 @@ export const pipelineOpenApiDocument: OpenApiDocument = {
     { name: 'jobs', description: 'starting and cancelling jobs (trigger secret)' },
     { name: 'reads', description: 'jobs, tasks, logs and artifacts' },
     { name: 'worker', description: 'the worker protocol (worker token)' },
+    { name: 'projects', description: 'managing projects, their variables, trigger secret and webhooks (session or API token)' },
+    { name: 'workers', description: 'managing workers (session or API token)' },
+    { name: 'tokens', description: "the caller's API tokens for scripts" },
     { name: 'meta', description: 'about the API itself' },
   ],
-  paths: { ...triggerPaths, ...readPaths, ...workerPaths, ...documentPaths },
+  paths: { ...triggerPaths, ...readPaths, ...workerPaths, ...managePaths, ...documentPaths },
   components: {
-    schemas,
+    schemas: { ...schemas, ...manageSchemas },
     securitySchemes: {
       triggerSignature: {
         type: 'apiKey',
@@ -342,6 +347,7 @@ export const pipelineOpenApiDocument: OpenApiDocument = {
       },
       gitToken: { type: 'apiKey', in: 'header', name: 'X-Git-Token', description: "the project's trigger secret itself (push trigger only)" },
       gitlabToken: { type: 'apiKey', in: 'header', name: 'X-Gitlab-Token', description: "the project's trigger secret itself, as GitLab sends it (push trigger only)" },
+      apiToken: { type: 'http', scheme: 'bearer', description: '`Authorization: Bearer cvy_...`: an API token made with `POST /api/v1/tokens`; it acts with its owner\'s current rights in its realm' },
       workerToken: { type: 'http', scheme: 'bearer', description: '`Authorization: Bearer <worker token>`, issued by `conveyor pipeline admin worker create`' },
       session: {
         type: 'apiKey',
