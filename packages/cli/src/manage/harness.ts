@@ -102,12 +102,8 @@ export async function startManageServer(): Promise<ManageServer> {
   // olivia is a member of acme too, without roles.
   await addMember(signin.deps, { realm: 'acme', user: users.olivia ?? '', status: 'active', roles: [] });
 
-  let app: FastifyInstance | undefined;
-  const sessions = createTestSessionResolver(() => {
-    if (app === undefined) throw new Error('not started');
-    return app;
-  }, signin);
-  app = Fastify(pipelineServerOptions({ requestTimeoutMs: config.requestTimeoutMs }));
+  const app: FastifyInstance = Fastify(pipelineServerOptions({ requestTimeoutMs: config.requestTimeoutMs }));
+  const sessions = createTestSessionResolver(() => app, signin);
   await app.register(pipelinePlugin, { deps: pipeline, sessions });
   await app.register(signinPlugin, { deps: signin.deps, handleNotFound: false, serveOpenApi: false });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
