@@ -6,6 +6,8 @@ import { keepRawBodies } from './http/body.js';
 import { installErrorHandler, installNotFoundHandler } from './http/error-handler.js';
 import { registerOpenApiRoute } from './http/openapi/route.js';
 import { registerManageJobRoutes } from './http/routes/manage-jobs.js';
+import { registerManageProjectRoutes } from './http/routes/manage-projects.js';
+import { registerManageWorkerRoutes } from './http/routes/manage-workers.js';
 import { registerReadRoutes } from './http/routes/reads.js';
 import { registerTriggerRoutes } from './http/routes/triggers.js';
 import { registerWorkerRoutes } from './http/routes/worker.js';
@@ -53,6 +55,8 @@ export async function pipelinePlugin(app: FastifyInstance, options: PipelinePlug
   registerReadRoutes(app, context);
   registerWorkerRoutes(app, context);
   registerManageJobRoutes(app, context);
+  registerManageProjectRoutes(app, context);
+  registerManageWorkerRoutes(app, context);
   if (options.serveOpenApi ?? true) registerOpenApiRoute(app);
 }
 

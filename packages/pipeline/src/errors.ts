@@ -12,10 +12,11 @@ export const ERROR_CODES = {
   signature_invalid: 'the trigger-secret signature (or push token) is missing or wrong',
   cancel_unsigned: 'a cancel was signed over an empty body; sign {"job": "<job id>"}',
   cancel_body_invalid: 'a signed cancel body does not name the job in the path',
-  not_signed_in: 'the management API needs a session cookie (sign in) or an API token in Authorization: Bearer',
   job_running: 'the job is still running; wait for it to finish (or stop it) before re-running its failed tasks',
   nothing_to_rerun: 'the job has no failed or canceled task to run again',
   worker_token_invalid: 'no valid worker token in Authorization: Bearer',
+  not_signed_in: 'the management API needs a session cookie or a valid API token in Authorization: Bearer',
+  session_required: 'the operation needs a signed-in session; an API token may not do it',
   project_disabled: 'the project is disabled and takes no new jobs',
   duplicate: 'a project or worker of that name already exists',
   commit_unusable: 'the commit is not a full id or cannot be fetched from the repository',
@@ -69,6 +70,8 @@ export const errors = {
   nothingToRerun: () =>
     new ServiceError(409, 'nothing_to_rerun', 'the job has no failed or canceled task; re-run the whole job instead (POST .../rerun)'),
   workerTokenInvalid: () => new ServiceError(401, 'worker_token_invalid', 'a valid worker token is required'),
+  sessionRequired: () =>
+    new ServiceError(403, 'session_required', 'API tokens are created with a signed-in session, not with another token; sign in and try again'),
   projectDisabled: () => new ServiceError(409, 'project_disabled', 'the project is disabled'),
   duplicate: (message: string) => new ServiceError(409, 'duplicate', message),
   commitUnusable: (reason: string) => new ServiceError(400, 'commit_unusable', `no usable commit: ${reason}`),

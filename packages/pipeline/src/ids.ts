@@ -32,3 +32,10 @@ export function safeEqual(given: string, expected: string): boolean {
   const b = createHash('sha256').update(expected).digest();
   return timingSafeEqual(a, b) && given.length === expected.length;
 }
+
+/** An API token for scripts: recognisable by its prefix, shown once, stored only as its SHA-256. */
+export const API_TOKEN_PREFIX = 'cvy_';
+
+export function newApiToken(): string {
+  return `${API_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
+}

@@ -5,6 +5,7 @@ import { systemClock, type Clock } from '@conveyor/kit';
 import type { PipelineConfig } from './config.js';
 import { removeExpiredArtifacts, removeUnsettledArtifacts } from './domain/artifacts.js';
 import type { PipelineDeps } from './domain/deps.js';
+import { removeOrphanLogs } from './domain/manage-projects.js';
 import { WorkSignal } from './domain/work-signal.js';
 import { reapExpiredTasks } from './domain/worker-protocol.js';
 import { createRepositories } from './git/repositories.js';
@@ -39,6 +40,8 @@ export async function startPipelineServer(config: PipelineConfig, clock: Clock =
   // Uploads cut off by a crash left unfinished files and pending records; nothing else is writing yet.
   await removeUnfinishedPuts(config.dataPath);
   await removeUnsettledArtifacts(deps);
+  // Logs of removed projects' tasks that a crash (or a racing append) left behind.
+  await removeOrphanLogs(deps);
   await removeExpiredArtifacts(deps);
   const shutdown = new AbortController();
   const app = await buildApp(deps, { shutdown: shutdown.signal });

@@ -1,15 +1,16 @@
 // Test support: both services on one real server, the pipeline finding sessions by asking the sign-in
-// service's own `GET /api/v1/session` with the request's cookie (as PIPELINE_SIGNIN_URL does), and
+// service's own `GET /api/v1/session` with the request's cookie (through signin-sessions.ts), and
 // real sign-ins through `POST /api/v1/login/password`.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { mkdirSync } from 'node:fs';
-import Fastify, { type FastifyRequest } from 'fastify';
-import { openPipeline, pipelinePlugin, pipelineServerOptions, readPipelineConfig, type PipelineDeps, type SessionResolver, type SessionViewer } from '@conveyor/pipeline';
+import Fastify from 'fastify';
+import { openPipeline, pipelinePlugin, pipelineServerOptions, readPipelineConfig, type PipelineDeps } from '@conveyor/pipeline';
 import { addMember, createSigninService, createUser, type SigninService } from '@conveyor/signin';
 import { signinPlugin } from '@conveyor/signin/plugin';
+import { createTestSessionResolver } from './signin-sessions.js';
 
 export const TEST_PASSWORD = 'correct horse battery staple';
 const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@example.test', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@example.test', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
@@ -37,20 +38,6 @@ export function makeRepository(path: string): { repo: string; commit(files: Reco
   };
 }
 
-/** Asks the sign-in service at `base()` who the request's cookie belongs to. */
-function sessionsOverHttp(base: () => string): SessionResolver {
-  return {
-    async resolve(request: FastifyRequest): Promise<SessionViewer | null> {
-      const cookie = request.headers.cookie;
-      if (cookie === undefined) return null;
-      const response = await fetch(`${base()}/api/v1/session`, { headers: { cookie } });
-      if (response.status !== 200) return null;
-      const body = (await response.json()) as { realm: { slug: string }; user: { id: string; username: string }; roles: string[] };
-      return { userId: body.user.id, username: body.user.username, realm: body.realm.slug, roles: body.roles };
-    },
-  };
-}
-
 export interface SignedInServer {
   url: string;
   dir: string;
@@ -68,11 +55,10 @@ export async function startSignedInServer(): Promise<SignedInServer> {
   const config = readPipelineConfig({ PIPELINE_DATABASE_PATH: join(dir, 'pipeline.db'), PIPELINE_DATA_PATH: join(dir, 'data'), PIPELINE_LOG_LEVEL: 'silent' });
   const pipeline = openPipeline(config);
   const signin = await createSigninService({ databasePath: join(dir, 'signin.db'), realmsPath: join(dir, 'realms') });
-  let url = '';
   const app = Fastify(pipelineServerOptions({ requestTimeoutMs: config.requestTimeoutMs }));
-  await app.register(pipelinePlugin, { deps: pipeline, sessions: sessionsOverHttp(() => url) });
+  await app.register(pipelinePlugin, { deps: pipeline, sessions: createTestSessionResolver(() => app, signin) });
   await app.register(signinPlugin, { deps: signin.deps, handleNotFound: false, serveOpenApi: false });
-  url = await app.listen({ port: 0, host: '127.0.0.1' });
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
   return {
     url,
     dir,

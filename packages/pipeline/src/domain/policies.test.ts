@@ -22,6 +22,7 @@ const session = (userId: string, roles: string[], realm = 'system'): Reader => (
 const owner = session('owner', []);
 const admin = session('someone', ['realm-admin']);
 const stranger = session('someone', []);
+const viewer = session;
 
 describe('policies', () => {
   it('lets everyone read a public project', () => {
@@ -48,6 +49,11 @@ describe('policies', () => {
     assert.equal(mayManage(session('x', ['developer']), priv), false);
     // The owner keeps the project wherever they sign in.
     assert.equal(mayManage(session('owner', [], 'other'), priv), true);
+  });
+
+  it("counts a realm's administrators in that realm's projects", () => {
+    const priv = project('private');
+    assert.equal(mayManage(viewer('someone', ['realm-admin'], 'acme'), { ...priv, realm: 'acme' } as Project), true);
   });
 
   it('lets only a proof of the project\'s trigger secret trigger', () => {

@@ -1,4 +1,4 @@
-import type { Project } from '../store/types.js';
+import type { Project, Worker } from '../store/types.js';
 
 /** A signed-in person in the realm the request's Host selects. */
 export interface SessionViewer {
@@ -8,13 +8,18 @@ export interface SessionViewer {
   roles: string[];
 }
 
-/** Roles that let a user manage every project of their realm. */
-const MANAGING_ROLES: readonly string[] = ['realm-admin', 'system-admin'];
+/** The roles that make a user an administrator of every project of their realm. */
+const ADMIN_ROLES: readonly string[] = ['realm-admin', 'system-admin'];
 
 /** The realm a project belongs to: `system` for projects recorded before projects had realms. */
 export function realmOfProject(project: Project): string {
   const realm = (project as Project & { realm?: string }).realm;
   return typeof realm === 'string' && realm !== '' ? realm : 'system';
+}
+
+/** Whether the viewer administers their realm (`realm-admin` or `system-admin`). */
+export function isRealmAdmin(viewer: SessionViewer): boolean {
+  return viewer.roles.some((role) => ADMIN_ROLES.includes(role));
 }
 
 /** Who is reading: each kind of caller the spec names. Workers never read through these routes. */
@@ -38,8 +43,7 @@ export function mayManage(reader: Reader, project: Project): boolean {
 
 /** The same rule for a viewer already known to be signed in (the management API's callers). */
 export function viewerMayManage(viewer: SessionViewer, project: Project): boolean {
-  if (viewer.userId === project.ownerUserId) return true;
-  return viewer.realm === realmOfProject(project) && viewer.roles.some((role) => MANAGING_ROLES.includes(role));
+  return viewer.userId === project.ownerUserId || (viewer.realm === realmOfProject(project) && isRealmAdmin(viewer));
 }
 
 /** Job read, scoped task read and log read: public, the project's trigger secret, or a session that may manage it. */
@@ -64,4 +68,37 @@ export function mayDownloadArtifact(reader: Reader, project: Project): boolean {
 /** Creating and cancelling jobs: only a holder of the project's trigger secret. */
 export function mayTrigger(proof: SecretProof, project: Project): boolean {
   return proof.proves(project.triggerSecret);
+}
+
+/**
+ * Management of a project through the API: the request's realm must be the project's (a project is
+ * served only on its realm's hosts), and the viewer must be one who may manage it.
+ */
+export function mayManageHere(viewer: SessionViewer, project: Project): boolean {
+  return realmOfProject(project) === viewer.realm && viewerMayManage(viewer, project);
+}
+
+/** Reading a project's settings (never its secret): those who may manage it, and anyone signed in for a public one of the realm. */
+export function mayViewHere(viewer: SessionViewer, project: Project): boolean {
+  return realmOfProject(project) === viewer.realm && (project.visibility === 'public' || viewerMayManage(viewer, project));
+}
+
+/**
+ * Workers serve every realm's projects, so seeing and revoking all of them is for administrators of
+ * the `system` realm (and `system-admin` anywhere); everyone else manages the workers they own.
+ */
+export function mayManageAllWorkers(viewer: SessionViewer): boolean {
+  return viewer.roles.includes('system-admin') || (viewer.realm === 'system' && isRealmAdmin(viewer));
+}
+
+export function mayManageWorker(viewer: SessionViewer, worker: Worker): boolean {
+  return mayManageAllWorkers(viewer) || (worker.ownerUserId !== null && worker.ownerUserId === viewer.userId);
+}
+
+/**
+ * A repository on the server's own disk (a path or file://) lets its project read whatever git
+ * repository the service can read, so only a `system-admin` may name one; others give a remote URL.
+ */
+export function mayUseLocalRepository(viewer: SessionViewer): boolean {
+  return viewer.roles.includes('system-admin');
 }

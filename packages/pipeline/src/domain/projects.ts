@@ -74,10 +74,14 @@ export async function createProject(
 export async function updateProject(
   deps: PipelineDeps,
   idOrName: string,
-  input: { enabled?: boolean; visibility?: string; repo?: string; rotateSecret?: boolean; ownerUserId?: string | null },
+  input: { name?: string; enabled?: boolean; visibility?: string; repo?: string; rotateSecret?: boolean; ownerUserId?: string | null },
 ): Promise<Project> {
   const project = await requireProject(deps, idOrName);
   const changes: ProjectChanges = {};
+  if (input.name !== undefined && input.name !== project.name) {
+    if (!PROJECT_NAME_PATTERN.test(input.name)) throw invalid(`project name '${input.name}' must match ${PROJECT_NAME_PATTERN.source}`);
+    changes.name = input.name;
+  }
   if (input.enabled !== undefined) changes.enabled = input.enabled;
   // null clears the owner: a private project is then readable by administrators only.
   if (input.ownerUserId !== undefined) changes.ownerUserId = checkOwner(input.ownerUserId);
@@ -89,7 +93,8 @@ export async function updateProject(
     changes.repo = repo;
   }
   if (input.rotateSecret === true) changes.triggerSecret = newTriggerSecret();
-  return deps.store.updateProject(project.id, changes, deps.clock.now());
+  // The store checks a new name against every project's id and name inside its update.
+  return deps.store.updateProject(project.id, changes, deps.clock.now()).catch(rethrowDuplicate(`'${input.name ?? ''}' is already a project's name`));
 }
 
 export function showProject(deps: PipelineDeps, idOrName: string): Promise<Project> {

@@ -6,12 +6,18 @@ import { safeEqual } from '../ids.js';
 
 export type { SessionViewer } from '../domain/policies.js';
 
-/** Finds the session behind a request (the sign-in service's cookie); none until that link is made. */
+/** Finds the people behind requests: the sign-in service's cookie, the realm of a Host, a user's roles. */
 export interface SessionResolver {
+  /** The viewer behind the request's session cookie (the realm its Host selects); null when none. */
   resolve(request: FastifyRequest): Promise<SessionViewer | null>;
+  /** The realm slug the request's Host selects; null for a host no realm has. */
+  realmOf(request: FastifyRequest): Promise<string | null>;
+  /** A user's current roles in a realm (API tokens re-check rights on each use); null when the user may not act there. */
+  rolesOf(realm: string, userId: string): Promise<{ username: string; roles: string[] } | null>;
 }
 
-export const noSessions: SessionResolver = { resolve: async () => null };
+/** No sign-in service linked: nobody is signed in, every host is the `system` realm. */
+export const noSessions: SessionResolver = { resolve: async () => null, realmOf: async () => 'system', rolesOf: async () => null };
 
 /** `X-Hub-Signature-256: sha256=<hex>` over the exact bytes, compared in constant time. */
 export function hasValidSignature(request: FastifyRequest, body: Buffer, secret: string): boolean {

@@ -8,6 +8,7 @@
 import { describe } from 'node:test';
 import { registerArtifactContract } from './contract-artifacts.js';
 import { registerManagementContract } from './contract-management.js';
+import { registerManageContract } from './contract-manage.js';
 import { registerRecordContract } from './contract-records.js';
 import { registerSchedulingContract } from './contract-scheduling.js';
 import type { PipelineStore } from './types.js';
@@ -27,5 +28,6 @@ export function runStoreContract(name: string, openStore: OpenStore): void {
     registerSchedulingContract(openStore);
     registerArtifactContract(openStore);
     registerManagementContract(openStore);
+    registerManageContract(openStore);
   });
 }

@@ -140,4 +140,19 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE tasks ADD COLUMN attempts_per_run INTEGER NOT NULL DEFAULT 1;
   UPDATE tasks SET attempts_per_run = max_attempts;
   `,
+  // API tokens for scripts: only the SHA-256 of a token is kept, looked up by that hash.
+  `
+  CREATE TABLE api_tokens (
+    id TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL,
+    realm TEXT NOT NULL,
+    name TEXT NOT NULL,
+    token_hash TEXT NOT NULL UNIQUE,
+    created_at INTEGER NOT NULL,
+    last_used_at INTEGER,
+    revoked_at INTEGER
+  );
+  CREATE INDEX api_tokens_of_user ON api_tokens (user_id, realm) WHERE revoked_at IS NULL;
+  CREATE INDEX tasks_held_by_worker ON tasks (worker_id) WHERE state = 'running';
+  `,
 ];

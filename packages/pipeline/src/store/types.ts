@@ -180,7 +180,48 @@ export interface TaskTransition {
   workBecameAvailable: boolean;
 }
 
-export type ProjectChanges = Partial<Pick<Project, 'enabled' | 'visibility' | 'repo' | 'triggerSecret' | 'ownerUserId'>>;
+export type ProjectChanges = Partial<Pick<Project, 'name' | 'enabled' | 'visibility' | 'repo' | 'triggerSecret' | 'ownerUserId'>>;
+
+/** Which projects a page of the management list holds. */
+export interface ProjectPageQuery {
+  /** The realm of the request: only its projects are listed. */
+  realm: string;
+  /** Every project of the realm (an administrator), or only public ones plus those `ownerUserId` owns. */
+  all: boolean;
+  ownerUserId: string;
+  /** Names strictly after this one (the previous page's last), or from the start. */
+  afterName: string | null;
+  limit: number;
+}
+
+/** A project with its newest job, as the management list shows it. */
+export interface ProjectListing {
+  project: Project;
+  lastJob: Pick<Job, 'id' | 'number' | 'state' | 'ref' | 'createdAt'> | null;
+}
+
+/** What removing a project left for the caller to remove from the blob store. */
+export interface RemovedProject {
+  artifactIds: string[];
+  taskIds: string[];
+}
+
+/** A worker that is not revoked, with the task it holds (running, its worker) if any. */
+export interface WorkerActivity {
+  worker: Worker;
+  heldTask: { id: string; name: string; projectId: string; projectName: string; jobId: string; jobNumber: number } | null;
+}
+
+/** An API token as stored: the token itself is never kept, only its SHA-256. */
+export interface ApiToken {
+  id: string;
+  userId: string;
+  realm: string;
+  name: string;
+  createdAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+}
 
 /** Raised by the store for a uniqueness violation (a taken project name, say). */
 export class DuplicateError extends Error {}
@@ -202,7 +243,22 @@ export interface PipelineStore {
   /** By id first, then by name. */
   findProject(idOrName: string): Promise<Project | null>;
   listProjects(): Promise<Project[]>;
+  /**
+   * Atomic when `changes.name` is given: the new name must not be another project's id or name, else
+   * DuplicateError and nothing changes.
+   */
   updateProject(id: string, changes: ProjectChanges, now: number): Promise<Project>;
+  /**
+   * One page of the management list: the realm's projects that `query` admits, by name, each with its
+   * newest job (one query, however many projects). Projects without a realm of their own are in `system`.
+   */
+  listProjectPage(query: ProjectPageQuery): Promise<ProjectListing[]>;
+  /**
+   * Atomic: removes the project with its variables, jobs, tasks and artifact records, or nothing.
+   * Returns the artifact ids and task ids whose bytes (artifacts, logs) the caller removes afterwards.
+   * Null for an unknown id.
+   */
+  deleteProject(id: string): Promise<RemovedProject | null>;
   /** True when `value` is already some project's id or name (ids and names share the URL segment). */
   isProjectKeyTaken(value: string): Promise<boolean>;
 
@@ -221,6 +277,8 @@ export interface PipelineStore {
   findWorker(idOrName: string): Promise<Worker | null>;
   listWorkers(): Promise<Worker[]>;
   revokeWorker(id: string, now: number): Promise<void>;
+  /** Workers that are not revoked (only `ownerUserId`'s when given), oldest first (then by name), each with the task it holds. */
+  listWorkerActivity(ownerUserId: string | null): Promise<WorkerActivity[]>;
   /** Records that the worker was seen; may skip the write when it was seen a few seconds ago. */
   touchWorker(id: string, now: number): Promise<void>;
   /** Records that the worker was seen claiming with this offer (arches and features). */
@@ -320,6 +378,16 @@ export interface PipelineStore {
   listExpiredArtifacts(now: number, limit: number): Promise<StoredArtifact[]>;
   /** Gives stored artifacts without an expiry (recorded before retention existed) `createdAt + retentionMs`; returns how many. */
   assignMissingArtifactExpiry(retentionMs: number): Promise<number>;
+
+  createApiToken(token: ApiToken, tokenHash: string): Promise<void>;
+  /** The token that is not revoked whose hash is `tokenHash`. */
+  findApiTokenByHash(tokenHash: string): Promise<ApiToken | null>;
+  /** A user's tokens of one realm that are not revoked, oldest first. */
+  listApiTokens(userId: string, realm: string): Promise<ApiToken[]>;
+  /** Revokes the user's token of that realm; false when there is no such token that is not revoked. */
+  revokeApiToken(id: string, userId: string, realm: string, now: number): Promise<boolean>;
+  /** Records a use; may skip the write when it was used a few seconds ago. */
+  touchApiToken(id: string, now: number): Promise<void>;
 
   close(): Promise<void>;
 }

@@ -21,6 +21,8 @@ import {
   worker,
 } from './parts.js';
 import { manageJobPaths } from './manage-jobs.js';
+import { managePaths } from './manage-paths.js';
+import { manageSchemas } from './manage-schemas.js';
 import { ref, schemas } from './schemas.js';
 import type { OpenApiDocument, PathItem } from '@conveyor/kit';
 
@@ -336,12 +338,15 @@ export const pipelineOpenApiDocument: OpenApiDocument = {
     { name: 'jobs', description: 'starting and cancelling jobs (trigger secret)' },
     { name: 'reads', description: 'jobs, tasks, logs and artifacts' },
     { name: 'worker', description: 'the worker protocol (worker token)' },
-    { name: 'manage', description: 'the management API (a signed-in person who may manage the project)' },
+    { name: 'manage', description: 'the management API: jobs (a signed-in person who may manage the project)' },
+    { name: 'projects', description: 'managing projects, their variables, trigger secret and webhooks (session or API token)' },
+    { name: 'workers', description: 'managing workers (session or API token)' },
+    { name: 'tokens', description: "the caller's API tokens for scripts" },
     { name: 'meta', description: 'about the API itself' },
   ],
-  paths: mergePaths(triggerPaths, readPaths, workerPaths, manageJobPaths, documentPaths),
+  paths: mergePaths(triggerPaths, readPaths, workerPaths, manageJobPaths, managePaths, documentPaths),
   components: {
-    schemas,
+    schemas: { ...schemas, ...manageSchemas },
     securitySchemes: {
       triggerSignature: {
         type: 'apiKey',
@@ -351,6 +356,7 @@ export const pipelineOpenApiDocument: OpenApiDocument = {
       },
       gitToken: { type: 'apiKey', in: 'header', name: 'X-Git-Token', description: "the project's trigger secret itself (push trigger only)" },
       gitlabToken: { type: 'apiKey', in: 'header', name: 'X-Gitlab-Token', description: "the project's trigger secret itself, as GitLab sends it (push trigger only)" },
+      apiToken: { type: 'http', scheme: 'bearer', description: '`Authorization: Bearer cvy_...`: an API token made with `POST /api/v1/tokens`; it acts with its owner\'s current rights in its realm' },
       workerToken: { type: 'http', scheme: 'bearer', description: '`Authorization: Bearer <worker token>`, issued by `conveyor pipeline admin worker create`' },
       session: {
         type: 'apiKey',

@@ -55,8 +55,8 @@ describe('the pipeline OpenAPI document', () => {
   });
 
   it('reports a route added without documentation', async () => {
-    const routes = await registeredRoutes(service, (app) => app.delete('/api/v1/projects/:project', async () => ({})));
-    assert.deepEqual(compareRoutes(routes, pipelineOpenApiDocument), { undocumented: ['DELETE /api/v1/projects/{project}'], unregistered: [] });
+    const routes = await registeredRoutes(service, (app) => app.post('/api/v1/projects/:project/archive', async () => ({})));
+    assert.deepEqual(compareRoutes(routes, pipelineOpenApiDocument), { undocumented: ['POST /api/v1/projects/{project}/archive'], unregistered: [] });
   });
 
   it('reports a documented route the app does not have', async () => {

@@ -14,7 +14,7 @@ const stringMap: Schema = { type: 'object', additionalProperties: string };
 const visibility: Schema = { type: 'string', enum: ['private', 'public'] };
 const fullSha: Schema = { type: 'string', pattern: '^[0-9a-f]{40}$', description: 'a full 40-hex commit id' };
 
-function object(properties: Record<string, Schema>, description?: string, optional: string[] = []): Schema {
+export function object(properties: Record<string, Schema>, description?: string, optional: string[] = []): Schema {
   const schema: Schema = {
     type: 'object',
     properties,

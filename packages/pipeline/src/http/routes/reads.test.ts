@@ -26,6 +26,8 @@ const headerSessions: SessionResolver = {
     const user = request.headers['x-test-user'];
     return typeof user === 'string' ? { userId: user, username: user, realm: 'system', roles: user === 'root' ? ['system-admin'] : [] } : null;
   },
+  realmOf: async () => 'system',
+  rolesOf: async () => null,
 };
 
 describe('reading jobs and tasks: access rules', () => {

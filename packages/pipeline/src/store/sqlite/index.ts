@@ -1,8 +1,10 @@
 import type { PipelineStore } from '../types.js';
+import { createApiTokenMethods } from './api-tokens.js';
 import { createArtifactMethods } from './artifacts.js';
 import { openDatabase } from './database.js';
 import { createJobManagementMethods } from './job-management.js';
 import { createJobMethods } from './jobs.js';
+import { createManageMethods } from './manage.js';
 import { createProjectMethods } from './projects.js';
 import { createTaskMethods } from './tasks.js';
 import { createWorkerOfferMethods } from './worker-offers.js';
@@ -21,6 +23,8 @@ export function openSqliteStore(path: string): PipelineStore {
     ...createWorkerOfferMethods(db),
     ...createTaskMethods(db),
     ...createArtifactMethods(db),
+    ...createManageMethods(db),
+    ...createApiTokenMethods(db),
     close: async () => {
       db.close();
     },

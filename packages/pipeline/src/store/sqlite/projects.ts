@@ -67,6 +67,29 @@ export function createProjectMethods(db: Db): ProjectMethods {
     }
   });
 
+  // A new name is checked against every other project's id and name in the same transaction as the update.
+  const applyProjectChanges = db.transaction((id: string, changes: ProjectChanges, now: number): Project => {
+    if (changes.name !== undefined) {
+      const holder = findProject(changes.name);
+      if (holder !== null && holder.id !== id) throw new DuplicateError(`'${changes.name}' is already a project's id or name`);
+    }
+    const columns: Record<string, string | number | null | undefined> = {
+      name: changes.name,
+      enabled: changes.enabled === undefined ? undefined : changes.enabled ? 1 : 0,
+      visibility: changes.visibility,
+      repo: changes.repo,
+      trigger_secret: changes.triggerSecret,
+      owner_user_id: changes.ownerUserId,
+    };
+    const given = Object.entries(columns).filter((entry): entry is [string, string | number | null] => entry[1] !== undefined);
+    const sets = given.map(([column]) => `${column} = ?`);
+    const values = given.map(([, value]) => value);
+    db.prepare(`UPDATE projects SET ${[...sets, 'updated_at = ?'].join(', ')} WHERE id = ?`).run(...values, now, id);
+    const updated = byId.get(id);
+    if (updated === undefined) throw new Error(`project ${id} vanished`);
+    return toProject(updated);
+  });
+
   // Names repeat only across revocations, so the check and the insert must not be split by another creation.
   const insertWorker = db.transaction((worker: Worker, tokenHash: string) => {
     const taken = db.prepare('SELECT 1 FROM workers WHERE name = ? AND revoked_at IS NULL LIMIT 1').get(worker.name);
@@ -82,22 +105,7 @@ export function createProjectMethods(db: Db): ProjectMethods {
     async listProjects() {
       return db.prepare<[], ProjectRow>('SELECT * FROM projects ORDER BY name').all().map(toProject);
     },
-    async updateProject(id: string, changes: ProjectChanges, now: number) {
-      const columns: Record<string, string | number | null | undefined> = {
-        enabled: changes.enabled === undefined ? undefined : changes.enabled ? 1 : 0,
-        visibility: changes.visibility,
-        repo: changes.repo,
-        trigger_secret: changes.triggerSecret,
-        owner_user_id: changes.ownerUserId,
-      };
-      const given = Object.entries(columns).filter((entry): entry is [string, string | number | null] => entry[1] !== undefined);
-      const sets = given.map(([column]) => `${column} = ?`);
-      const values = given.map(([, value]) => value);
-      db.prepare(`UPDATE projects SET ${[...sets, 'updated_at = ?'].join(', ')} WHERE id = ?`).run(...values, now, id);
-      const updated = byId.get(id);
-      if (updated === undefined) throw new Error(`project ${id} vanished`);
-      return toProject(updated);
-    },
+    updateProject: async (id: string, changes: ProjectChanges, now: number) => applyProjectChanges.immediate(id, changes, now),
     async isProjectKeyTaken(value) {
       return findProject(value) !== null;
     },
