@@ -1,9 +1,26 @@
 import type { Project } from '../store/types.js';
 
-/** A signed-in person, as the sign-in service reports them. */
+/** A signed-in person in the realm the request's Host selects. */
 export interface SessionViewer {
   userId: string;
-  isAdmin: boolean;
+  username: string;
+  realm: string;
+  roles: string[];
+}
+
+/** The roles that let a person manage every project of their realm. */
+export const ADMIN_ROLES: readonly string[] = ['realm-admin', 'system-admin'];
+
+/** The realm a project belongs to when none is given (the sign-in service's system realm). */
+export const DEFAULT_REALM = 'system';
+
+/**
+ * "A session that may manage the project": its owner, or an administrator of the project's realm. An
+ * administrator of another realm is nobody here (roles are per realm).
+ */
+export function sessionMayManage(viewer: SessionViewer, project: Project): boolean {
+  if (project.ownerUserId !== null && viewer.userId === project.ownerUserId) return true;
+  return viewer.realm === project.realm && viewer.roles.some((role) => ADMIN_ROLES.includes(role));
 }
 
 /** Who is reading: each kind of caller the spec names. Workers never read through these routes. */
@@ -20,9 +37,17 @@ export interface SecretProof {
   proves(secret: string): boolean;
 }
 
-/** The owner of a project, or an administrator. */
+/** The owner of a project, or an administrator of its realm. */
 export function mayManage(reader: Reader, project: Project): boolean {
-  return reader.kind === 'session' && (reader.viewer.isAdmin || reader.viewer.userId === project.ownerUserId);
+  return reader.kind === 'session' && sessionMayManage(reader.viewer, project);
+}
+
+/**
+ * A project is served only on its realm's hosts: `callerRealm` is the realm the request's Host selects
+ * (null for a host no realm has). Elsewhere it does not exist (404), whoever asks.
+ */
+export function isServedInRealm(project: Project, callerRealm: string | null): boolean {
+  return callerRealm !== null && callerRealm === project.realm;
 }
 
 /** Job read, scoped task read and log read: public, the project's trigger secret, or a session that may manage it. */

@@ -1,17 +1,33 @@
 import { createHmac } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import type { SecretProof, SessionViewer } from '../domain/policies.js';
+import { DEFAULT_REALM, type SecretProof, type SessionViewer } from '../domain/policies.js';
 import type { ReadCredentials } from '../domain/reads.js';
 import { safeEqual } from '../ids.js';
 
 export type { SessionViewer } from '../domain/policies.js';
 
-/** Finds the session behind a request (the sign-in service's cookie); none until that link is made. */
+/**
+ * The link to the sign-in service: the session behind a request's cookie and the realm its Host selects.
+ * The CLI hands one in (in-process for `conveyor serve`, over HTTP with `PIPELINE_SIGNIN_URL`).
+ */
 export interface SessionResolver {
+  /** The viewer behind the request's session cookie (the realm its Host selects); null when none. */
   resolve(request: FastifyRequest): Promise<SessionViewer | null>;
+  /** The realm slug the request's Host selects; null for a host no realm has. */
+  realmOf(request: FastifyRequest): Promise<string | null>;
+  /** A user's current roles in a realm (API tokens re-check rights on each use); null when the user may not act there. */
+  rolesOf(realm: string, userId: string): Promise<{ username: string; roles: string[] } | null>;
 }
 
-export const noSessions: SessionResolver = { resolve: async () => null };
+/**
+ * No sign-in service linked (plain `conveyor pipeline serve`): nobody is signed in, and every host serves
+ * the system realm, whose projects are all there is.
+ */
+export const noSessions: SessionResolver = {
+  resolve: async () => null,
+  realmOf: async () => DEFAULT_REALM,
+  rolesOf: async () => null,
+};
 
 /** `X-Hub-Signature-256: sha256=<hex>` over the exact bytes, compared in constant time. */
 export function hasValidSignature(request: FastifyRequest, body: Buffer, secret: string): boolean {
@@ -40,6 +56,7 @@ export function bodyProof(request: FastifyRequest, body: Buffer, options: { allo
 export function readCredentials(request: FastifyRequest, sessions: SessionResolver): ReadCredentials {
   return {
     signature: bodyProof(request, Buffer.alloc(0), { allowPlainToken: false }),
+    realm: () => sessions.realmOf(request),
     resolveViewer: () => sessions.resolve(request),
   };
 }

@@ -130,4 +130,8 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX artifacts_unsettled ON artifacts (state) WHERE state <> 'stored';
   CREATE INDEX artifacts_expiry ON artifacts (expires_at) WHERE state = 'stored';
   `,
+  // Projects belong to a sign-in realm and are served only on its hosts; existing ones join the system realm.
+  `
+  ALTER TABLE projects ADD COLUMN realm TEXT NOT NULL DEFAULT 'system';
+  `,
 ];
