@@ -13,6 +13,8 @@ export const ERROR_CODES = {
   cancel_unsigned: 'a cancel was signed over an empty body; sign {"job": "<job id>"}',
   cancel_body_invalid: 'a signed cancel body does not name the job in the path',
   worker_token_invalid: 'no valid worker token in Authorization: Bearer',
+  not_signed_in: 'the route needs a signed-in session (or an API token); sign in first',
+  cross_site: 'a cookie-authenticated change came from another origin; nothing was changed',
   project_disabled: 'the project is disabled and takes no new jobs',
   duplicate: 'a project or worker of that name already exists',
   commit_unusable: 'the commit is not a full id or cannot be fetched from the repository',
@@ -60,6 +62,8 @@ export const errors = {
   cancelUnsigned: () =>
     new ServiceError(401, 'cancel_unsigned', 'cancel needs a signature over the body {"job": "<job id>"}; the signature of an empty body only reads'),
   cancelBodyInvalid: (message: string) => new ServiceError(400, 'cancel_body_invalid', message),
+  notSignedIn: () => new ServiceError(401, 'not_signed_in', 'sign in first: this route needs a session cookie or an API token (Authorization: Bearer)'),
+  crossSite: () => new ServiceError(403, 'cross_site', 'cross-site request refused'),
   workerTokenInvalid: () => new ServiceError(401, 'worker_token_invalid', 'a valid worker token is required'),
   projectDisabled: () => new ServiceError(409, 'project_disabled', 'the project is disabled'),
   duplicate: (message: string) => new ServiceError(409, 'duplicate', message),

@@ -17,6 +17,12 @@ export interface SessionResolver {
   realmOf(request: FastifyRequest): Promise<string | null>;
   /** A user's current roles in a realm (API tokens re-check rights on each use); null when the user may not act there. */
   rolesOf(realm: string, userId: string): Promise<{ username: string; roles: string[] } | null>;
+  /**
+   * Set-Cookie values the session check of this request implies (the sign-in service re-issues the cookie
+   * when it extends a session, and clears it when it drops one), sent with the pipeline's response so the
+   * browser's cookie lives as long as the session. Optional: a resolver without cookies leaves it out.
+   */
+  cookiesFor?(request: FastifyRequest): string[];
 }
 
 /**
