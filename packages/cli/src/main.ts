@@ -4,6 +4,7 @@ import { EXIT_FAILURE, EXIT_USAGE, processIO, type CommandGroup, type CommandIO 
 const HELP = `Usage: conveyor <group> <command> [options]
        conveyor --version
 
+  conveyor serve                          run the pipeline and sign-in services on one port
   conveyor pipeline serve                 run the pipeline service
   conveyor pipeline admin ...             manage projects, variables and workers
   conveyor pipeline hook post-receive ... git post-receive hook that triggers jobs
@@ -12,11 +13,12 @@ const HELP = `Usage: conveyor <group> <command> [options]
   conveyor signin admin ...               manage realms, users, memberships, clients
   conveyor worker --url URL ...           run a worker agent
 
-Run \`conveyor <group> --help\` for a group's commands.
+Run \`conveyor <group> --help\` for a group's commands, \`conveyor serve --help\` for its variables.
 `;
 
 /** Each group is loaded only when used, so `conveyor worker` does not load the services' code. */
 const groups: Record<string, () => Promise<CommandGroup>> = {
+  serve: async () => (await import('./serve/index.js')).runServe,
   pipeline: async () => (await import('./pipeline/index.js')).runPipeline,
   signin: async () => (await import('./signin/index.js')).runSignin,
   worker: async () => (await import('./worker/index.js')).runWorker,

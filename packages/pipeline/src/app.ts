@@ -3,6 +3,8 @@ import type { PipelineDeps } from './domain/deps.js';
 import { TaskLocks } from './domain/logs.js';
 import { noSessions, type SessionResolver } from './http/credentials.js';
 import { keepRawBodies } from './http/body.js';
+import { refuseCrossSiteChanges } from './http/csrf.js';
+import { forwardSessionCookies } from './http/session-cookies.js';
 import { installErrorHandler, installNotFoundHandler } from './http/error-handler.js';
 import { registerOpenApiRoute } from './http/openapi/route.js';
 import { registerManageJobRoutes } from './http/routes/manage-jobs.js';
@@ -44,6 +46,7 @@ export async function pipelinePlugin(app: FastifyInstance, options: PipelinePlug
   keepRawBodies(app);
   guardSlowBodies(app, { requestTimeoutMs: deps.config.requestTimeoutMs, uploadMinBytesPerSecond: deps.config.uploadMinBytesPerSecond });
   installErrorHandler(app);
+  refuseCrossSiteChanges(app, deps.config.publicUrl);
   if (options.handleNotFound ?? true) installNotFoundHandler(app);
   const context = {
     deps,
@@ -51,6 +54,7 @@ export async function pipelinePlugin(app: FastifyInstance, options: PipelinePlug
     logLocks: new TaskLocks(),
     shutdown: options.shutdown ?? new AbortController().signal,
   };
+  forwardSessionCookies(app, context.sessions);
   registerTriggerRoutes(app, context);
   registerReadRoutes(app, context);
   registerWorkerRoutes(app, context);

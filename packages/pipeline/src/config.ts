@@ -28,6 +28,11 @@ export interface PipelineConfig {
    * socket silent for twice as long (at least 90 s) is closed.
    */
   requestTimeoutMs: number;
+  /**
+   * The sign-in service whose sessions the service honours (`GET /api/v1/session` and `GET /api/v1/realm`
+   * there); null: no sign-in link, nobody is signed in and every host serves the system realm.
+   */
+  signinUrl: string | null;
   /** Streamed uploads (artifacts) are bound by this rate instead: fewest bytes per second, per request-timeout window. */
   uploadMinBytesPerSecond: number;
 }
@@ -54,6 +59,7 @@ export function readPipelineConfig(env: Env = process.env): PipelineConfig {
     gitTimeoutMs: read.integer('PIPELINE_GIT_TIMEOUT', 120, { min: 1, max: 3600 }) * 1000,
     logLevel: read.oneOf('PIPELINE_LOG_LEVEL', 'info', LOG_LEVELS),
     requestTimeoutMs: read.integer('PIPELINE_REQUEST_TIMEOUT', 60, { min: 1, max: 3600 }) * 1000,
+    signinUrl: read.httpUrl('PIPELINE_SIGNIN_URL')?.replace(/\/+$/, '') ?? null,
     uploadMinBytesPerSecond: read.integer('PIPELINE_UPLOAD_MIN_RATE', 1024, { min: 1, max: 2 ** 30 }),
   });
 }

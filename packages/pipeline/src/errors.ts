@@ -17,6 +17,7 @@ export const ERROR_CODES = {
   worker_token_invalid: 'no valid worker token in Authorization: Bearer',
   not_signed_in: 'the management API needs a session cookie or a valid API token in Authorization: Bearer',
   session_required: 'the operation needs a signed-in session; an API token may not do it',
+  cross_site: 'a cookie-authenticated change came from another origin; nothing was changed',
   project_disabled: 'the project is disabled and takes no new jobs',
   duplicate: 'a project or worker of that name already exists',
   commit_unusable: 'the commit is not a full id or cannot be fetched from the repository',
@@ -69,6 +70,7 @@ export const errors = {
     new ServiceError(409, 'job_running', 'the job is still running; wait until it ends, or stop it, then re-run its failed tasks'),
   nothingToRerun: () =>
     new ServiceError(409, 'nothing_to_rerun', 'the job has no failed or canceled task; re-run the whole job instead (POST .../rerun)'),
+  crossSite: () => new ServiceError(403, 'cross_site', 'cross-site request refused: a change made with a session cookie must come from this service\'s own pages'),
   workerTokenInvalid: () => new ServiceError(401, 'worker_token_invalid', 'a valid worker token is required'),
   sessionRequired: () =>
     new ServiceError(403, 'session_required', 'API tokens are created with a signed-in session, not with another token; sign in and try again'),

@@ -6,7 +6,7 @@ export * as admin from './domain/projects.js';
 export { ServiceError } from './errors.js';
 export { widenHeapGrowth } from './heap.js';
 export type { SessionResolver, SessionViewer } from './http/credentials.js';
-export { openPipeline, startPipelineServer, type RunningServer } from './main.js';
+export { openPipeline, recoverPipeline, startPipelineServer, startSweeps, type RunningServer, type Sweeps } from './main.js';
 export { compilePipeline } from './pipeline-file/compile.js';
 export { locateProblems, type LocatedProblem } from './pipeline-file/locate-problems.js';
 export { PIPELINE_FILE_NAME, type CompiledTask, type CompileResult, type Problem } from './pipeline-file/types.js';

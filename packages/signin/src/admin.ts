@@ -2,6 +2,7 @@ import { systemClock, type Clock } from '@conveyor/kit';
 import { loadConfig } from './config.js';
 import type { SigninDeps } from './domain/deps.js';
 import { ensureSystemRealm } from './domain/realms.js';
+import { SessionEnds } from './domain/session-ends.js';
 import { createPasswordHasher } from './passwords.js';
 import { openSqliteStore } from './store/sqlite/store.js';
 
@@ -21,7 +22,7 @@ export async function openSigninAdmin(options: { env?: NodeJS.ProcessEnv; clock?
   try {
     await ensureSystemRealm(store, clock, { registerDefaultHosts: false });
     const limits = { maxFailures: config.maxFailures, maxIpFailures: config.maxIpFailures };
-    return { deps: { store, clock, passwords: await createPasswordHasher({ precomputeDummy: false }), limits }, close: () => store.close() };
+    return { deps: { store, clock, passwords: await createPasswordHasher({ precomputeDummy: false }), limits, sessionEnds: new SessionEnds() }, close: () => store.close() };
   } catch (error) {
     await store.close();
     throw error;

@@ -9,6 +9,9 @@ export { createManualClock, systemClock, type Clock, type ManualClock } from '@c
 export { SigninError } from './errors.js';
 export { DEFAULT_SIGN_IN_LIMITS, type SigninDeps, type SignInLimits } from './domain/deps.js';
 export { endUserSessions } from './domain/sessions.js';
+export { checkSessionRequest, describeRealm, findActingRoles, type SessionAnswer, type SessionRequest } from './domain/session-check.js';
+export { SessionEnds, type SessionEnd, type SessionEndListener } from './domain/session-ends.js';
+export { readCookie, sessionCookieName } from './domain/rules/cookies.js';
 export type { SigninStore, SystemStore, RealmStore } from './store/types.js';
 export { createRealm, updateRealm, addRealmHost, listRealms, type RealmListing } from './domain/realms.js';
 export { addDomain, verifyDomain } from './domain/domains.js';

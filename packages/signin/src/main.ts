@@ -4,6 +4,7 @@ import { systemClock, type Clock } from '@conveyor/kit';
 import { loadConfig, type SigninConfig } from './config.js';
 import { DEFAULT_SIGN_IN_LIMITS, type SigninDeps } from './domain/deps.js';
 import { ensureSystemRealm } from './domain/realms.js';
+import { SessionEnds } from './domain/session-ends.js';
 import { createHashQueue, queuePasswordHasher } from './hash-queue.js';
 import { createPasswordHasher } from './passwords.js';
 import { openSqliteStore, type StorePaths } from './store/sqlite/store.js';
@@ -35,6 +36,7 @@ export async function createSigninService(
       store,
       clock,
       passwords: queuePasswordHasher(await createPasswordHasher(), queue),
+      sessionEnds: new SessionEnds(),
       limits: {
         maxFailures: settings.maxFailures ?? DEFAULT_SIGN_IN_LIMITS.maxFailures,
         maxIpFailures: settings.maxIpFailures ?? DEFAULT_SIGN_IN_LIMITS.maxIpFailures,

@@ -30,7 +30,8 @@ describe('conveyor pipeline admin', () => {
 
   it('creates a project and prints exactly its fields', async () => {
     const project = await json('project', 'create', '--name', 'web', '--repo', repo, '--visibility', 'public', '--owner', 'user-1');
-    assert.deepEqual(Object.keys(project), ['id', 'name', 'repo', 'visibility', 'enabled', 'owner_user_id', 'trigger_secret']);
+    assert.deepEqual(Object.keys(project), ['id', 'name', 'repo', 'visibility', 'enabled', 'owner_user_id', 'realm', 'trigger_secret']);
+    assert.equal(project.realm, 'system');
     assert.equal(project.name, 'web');
     assert.equal(project.repo, repo);
     assert.equal(project.visibility, 'public');
@@ -39,6 +40,12 @@ describe('conveyor pipeline admin', () => {
     assert.match(String(project.trigger_secret), /^[0-9a-f]{64}$/);
     const byId = await json('project', 'show', String(project.id));
     assert.equal(byId.name, 'web');
+  });
+
+  it('creates a project in a named realm', async () => {
+    const project = await json('project', 'create', '--name', 'acme-web', '--repo', repo, '--realm', 'acme');
+    assert.equal(project.realm, 'acme');
+    assert.equal((await json('project', 'show', 'acme-web')).realm, 'acme');
   });
 
   it('refuses bad input with exit 2, a clear message, and nothing written', async () => {
@@ -50,6 +57,9 @@ describe('conveyor pipeline admin', () => {
       [['project', 'create', '--name', 'ok-name', '--repo', 'ext::sh -c evil'], /./],
       [['project', 'create', '--name', 'ok-name', '--repo', repo, '--visibility', 'secret'], /visibility/],
       [['project', 'create', '--repo', repo], /--name is required/],
+      [['project', 'create', '--name', 'ok-name', '--repo', repo, '--realm', 'Bad Realm'], /realm 'Bad Realm' must be a realm slug/],
+      [['project', 'create', '--name', 'ok-name', '--repo', repo, '--realm=-x'], /must be a realm slug/],
+      [['project', 'create', '--name', 'ok-name', '--repo', repo, '--realm', ''], /must be a realm slug/],
       [['project', 'create', '--name', 'x', '--repo', repo, '--bogus'], /bogus/],
       [['project', 'update', 'web', '--enabled', 'maybe'], /true or false/],
       [['project', 'show', 'nope'], /no project/],

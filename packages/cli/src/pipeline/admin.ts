@@ -5,7 +5,7 @@ import { EXIT_USAGE, printResult, readSecretFromStdin, runCommand, UsageError, t
 
 const HELP = `Usage: conveyor pipeline admin <command> [--json]
 
-  project create --name NAME --repo PATH_OR_URL [--visibility private|public] [--owner USER_ID]
+  project create --name NAME --repo PATH_OR_URL [--visibility private|public] [--owner USER_ID] [--realm SLUG]
   project update PROJECT [--enabled true|false] [--visibility private|public] [--repo PATH_OR_URL] [--owner USER_ID] [--rotate-secret]
   project show PROJECT
   project list
@@ -18,7 +18,8 @@ const HELP = `Usage: conveyor pipeline admin <command> [--json]
 
 PROJECT is a project's id or name. Works on PIPELINE_DATABASE_PATH, also while the server runs; only
 'project create' and 'worker create' make the database when it does not exist yet.
-'project update --owner ""' clears the owner. A secret value is read from standard input (one trailing
+'project create --realm' names the sign-in realm the project belongs to (default system): it is served
+only on that realm's hosts. 'project update --owner ""' clears the owner. A secret value is read from standard input (one trailing
 newline dropped), never from the command line, where ps and shell history would show it.
 `;
 
@@ -32,6 +33,7 @@ const OPTIONS = {
   repo: { type: 'string' },
   visibility: { type: 'string' },
   owner: { type: 'string' },
+  realm: { type: 'string' },
   enabled: { type: 'string' },
   'rotate-secret': { type: 'boolean' },
   secret: { type: 'boolean' },
@@ -49,6 +51,7 @@ function showProject(project: Project) {
     visibility: project.visibility,
     enabled: project.enabled,
     owner_user_id: project.ownerUserId,
+    realm: project.realm,
     trigger_secret: project.triggerSecret,
   };
 }
@@ -115,6 +118,7 @@ async function dispatch(deps: PipelineDeps, io: CommandIO, words: string[], valu
           repo: required(values.repo, '--repo'),
           visibility: values.visibility,
           ownerUserId: values.owner ?? null,
+          realm: values.realm,
         }),
       );
     case 'project update': {

@@ -1,4 +1,5 @@
-import { ConfigError, readPipelineConfig, startPipelineServer, widenHeapGrowth } from '@conveyor/pipeline';
+import { ConfigError, readPipelineConfig, startPipelineServer, systemClock, widenHeapGrowth } from '@conveyor/pipeline';
+import { createHttpSessions } from '../sessions/http.js';
 import { EXIT_USAGE, type CommandGroup } from '../usage.js';
 
 const HELP = `Usage: conveyor pipeline serve
@@ -21,6 +22,9 @@ database. It takes no arguments; these variables configure it:
   PIPELINE_ARTIFACT_RETENTION  30d                           how long artifacts are kept without expire_in
   PIPELINE_MAX_ARTIFACT_BYTES  10737418240 (10 GiB)          largest artifact file (413 past it)
   PIPELINE_MAX_TASK_ARTIFACT_BYTES 21474836480 (20 GiB)      all artifacts of one task attempt (413 past it)
+  PIPELINE_SIGNIN_URL          (none)                        the sign-in service whose sessions count here
+                                                             (e.g. http://127.0.0.1:4000); without it nobody
+                                                             is signed in and every host is the system realm
 
 Relative paths are taken from the working directory.
 `;
@@ -46,14 +50,18 @@ export const runServe: CommandGroup = async (argv, io) => {
     throw error;
   }
   widenHeapGrowth();
-  const server = await startPipelineServer(config);
+  const sessions = config.signinUrl === null ? undefined : createHttpSessions(config.signinUrl);
+  const server = await startPipelineServer(config, systemClock, { sessions });
   io.stdout(`Listening on ${server.url} (database ${config.databasePath}, data ${config.dataPath})\n`);
   await new Promise<void>((resolve) => {
     const stop = (signal: string): void => {
       io.stdout(`${signal} received: finishing in-flight requests\n`);
       process.off('SIGTERM', onTerm);
       process.off('SIGINT', onInt);
-      void server.stop().then(resolve);
+      void server.stop().then(() => {
+        sessions?.close();
+        resolve();
+      });
     };
     const onTerm = (): void => stop('SIGTERM');
     const onInt = (): void => stop('SIGINT');

@@ -5,15 +5,19 @@ import { decodeJobCursor, encodeJobCursor } from './job-cursor.js';
 import { createJob } from './jobs.js';
 import { viewerMayManage, type SessionViewer } from './policies.js';
 import type { JobRef } from './reads.js';
+import { findProjectInRealm } from './realm-scope.js';
 
 /** How a job started from the management API is recorded (`trigger`). */
 export const MANUAL_TRIGGER = 'manual';
 /** How a re-run of a whole job is recorded (`trigger`). */
 export const RERUN_TRIGGER = 'rerun';
 
-/** A project the viewer may manage; absence and denial are the same 404. */
+/**
+ * A project the viewer may manage, served in the viewer's realm (the realm the request's Host selects);
+ * absence and denial are the same 404.
+ */
 async function loadManagedProject(deps: PipelineDeps, viewer: SessionViewer, projectKey: string): Promise<Project> {
-  const project = await deps.store.findProject(projectKey);
+  const project = await findProjectInRealm(deps, projectKey, viewer.realm);
   if (project === null || !viewerMayManage(viewer, project)) throw errors.notFound();
   return project;
 }
@@ -47,9 +51,15 @@ export interface JobsPage {
  * A project's jobs, newest first, a page at a time. Readable as the job read is by people: anyone for
  * a public project, else a session that may manage it (the trigger secret does not list jobs).
  */
-export async function listProjectJobs(deps: PipelineDeps, viewer: SessionViewer | null, projectKey: string, query: JobsQuery): Promise<JobsPage> {
+export async function listProjectJobs(
+  deps: PipelineDeps,
+  viewer: SessionViewer | null,
+  callerRealm: string | null,
+  projectKey: string,
+  query: JobsQuery,
+): Promise<JobsPage> {
   const beforeNumber = query.cursor === null ? null : decodeJobCursor(query.cursor);
-  const project = await deps.store.findProject(projectKey);
+  const project = await findProjectInRealm(deps, projectKey, callerRealm);
   if (project === null || !(project.visibility === 'public' || (viewer !== null && viewerMayManage(viewer, project)))) throw errors.notFound();
   // One more than asked says whether another page follows.
   const listings = await deps.store.listJobs(project.id, query.filter, { beforeNumber, limit: query.limit + 1 });

@@ -91,8 +91,7 @@ export interface ProjectInput {
 /** A project owned by the viewer, under the admin CLI's rules. */
 export async function createOwnedProject(deps: PipelineDeps, viewer: SessionViewer, input: ProjectInput): Promise<Project> {
   checkRepositoryAllowed(viewer, input.repo);
-  // TODO(realms): pass realm: viewer.realm once projects carry a realm.
-  return createProject(deps, { ...input, ownerUserId: viewer.userId });
+  return createProject(deps, { ...input, ownerUserId: viewer.userId, realm: viewer.realm });
 }
 
 export interface ProjectChangeInput {

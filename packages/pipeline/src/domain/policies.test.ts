@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Project } from '../store/types.js';
-import { mayDownloadArtifact, mayManage, mayReadBareTask, mayReadJob, mayTrigger, type Reader } from './policies.js';
+import { isServedInRealm, mayDownloadArtifact, mayManage, mayReadBareTask, mayReadJob, mayTrigger, type Reader } from './policies.js';
 
 const project = (visibility: 'public' | 'private'): Project => ({
   id: 'p1',
@@ -10,6 +10,7 @@ const project = (visibility: 'public' | 'private'): Project => ({
   visibility,
   enabled: true,
   ownerUserId: 'owner',
+  realm: 'acme',
   triggerSecret: 'the-secret',
   createdAt: 0,
   updatedAt: 0,
@@ -18,11 +19,10 @@ const project = (visibility: 'public' | 'private'): Project => ({
 const anonymous: Reader = { kind: 'anonymous' };
 const trigger: Reader = { kind: 'trigger', projectId: 'p1' };
 const otherTrigger: Reader = { kind: 'trigger', projectId: 'p2' };
-const session = (userId: string, roles: string[], realm = 'system'): Reader => ({ kind: 'session', viewer: { userId, username: userId, realm, roles } });
+const session = (userId: string, roles: string[], realm = 'acme'): Reader => ({ kind: 'session', viewer: { userId, username: userId, realm, roles } });
 const owner = session('owner', []);
 const admin = session('someone', ['realm-admin']);
 const stranger = session('someone', []);
-const viewer = session;
 
 describe('policies', () => {
   it('lets everyone read a public project', () => {
@@ -41,19 +41,27 @@ describe('policies', () => {
     assert.deepEqual([trigger, owner, admin, stranger].map((reader) => mayManage(reader, priv)), [false, true, true, false]);
   });
 
-  it('lets realm and system administrators manage only the projects of their own realm', () => {
+  it('lets manage: the owner, or a realm-admin or system-admin of the project\'s realm; no other role, no other realm', () => {
     const priv = project('private');
-    assert.equal(mayManage(session('x', ['system-admin']), priv), true);
-    assert.equal(mayManage(session('x', ['realm-admin'], 'other'), priv), false);
-    assert.equal(mayManage(session('x', ['system-admin'], 'other'), priv), false);
-    assert.equal(mayManage(session('x', ['developer']), priv), false);
-    // The owner keeps the project wherever they sign in.
-    assert.equal(mayManage(session('owner', [], 'other'), priv), true);
+    const cases: [Reader, boolean][] = [
+      [session('owner', []), true],
+      [session('owner', [], 'system'), true],
+      [session('root', ['system-admin']), true],
+      [session('ruth', ['realm-admin']), true],
+      [session('ruth', ['realm-admin', 'other'], 'acme'), true],
+      [session('root', ['system-admin'], 'system'), false],
+      [session('ruth', ['realm-admin'], 'other'), false],
+      [session('eve', ['developer', 'realm-administrator']), false],
+      [session('eve', []), false],
+    ];
+    for (const [reader, expected] of cases) assert.equal(mayManage(reader, priv), expected, JSON.stringify(reader));
+    assert.equal(mayManage(session('owner', []), { ...priv, ownerUserId: null }), false);
   });
 
-  it("counts a realm's administrators in that realm's projects", () => {
-    const priv = project('private');
-    assert.equal(mayManage(viewer('someone', ['realm-admin'], 'acme'), { ...priv, realm: 'acme' } as Project), true);
+  it('serves a project only in its own realm', () => {
+    assert.equal(isServedInRealm(project('public'), 'acme'), true);
+    assert.equal(isServedInRealm(project('public'), 'system'), false);
+    assert.equal(isServedInRealm(project('public'), null), false);
   });
 
   it('lets only a proof of the project\'s trigger secret trigger', () => {

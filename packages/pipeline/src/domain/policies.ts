@@ -8,13 +8,15 @@ export interface SessionViewer {
   roles: string[];
 }
 
-/** The roles that make a user an administrator of every project of their realm. */
-const ADMIN_ROLES: readonly string[] = ['realm-admin', 'system-admin'];
+/** The roles that let a person manage every project of their realm. */
+export const ADMIN_ROLES: readonly string[] = ['realm-admin', 'system-admin'];
 
-/** The realm a project belongs to: `system` for projects recorded before projects had realms. */
+/** The realm a project belongs to when none is given (the sign-in service's system realm). */
+export const DEFAULT_REALM = 'system';
+
+/** The realm a project belongs to. */
 export function realmOfProject(project: Project): string {
-  const realm = (project as Project & { realm?: string }).realm;
-  return typeof realm === 'string' && realm !== '' ? realm : 'system';
+  return project.realm;
 }
 
 /** Whether the viewer administers their realm (`realm-admin` or `system-admin`). */
@@ -36,14 +38,26 @@ export interface SecretProof {
   proves(secret: string): boolean;
 }
 
-/** A session that may manage the project: its owner, or an administrator of the project's realm. */
+/** The owner of a project, or an administrator of its realm. */
 export function mayManage(reader: Reader, project: Project): boolean {
   return reader.kind === 'session' && viewerMayManage(reader.viewer, project);
 }
 
-/** The same rule for a viewer already known to be signed in (the management API's callers). */
+/**
+ * "A session that may manage the project": its owner, or an administrator of the project's realm. An
+ * administrator of another realm is nobody here (roles are per realm).
+ */
 export function viewerMayManage(viewer: SessionViewer, project: Project): boolean {
-  return viewer.userId === project.ownerUserId || (viewer.realm === realmOfProject(project) && isRealmAdmin(viewer));
+  if (project.ownerUserId !== null && viewer.userId === project.ownerUserId) return true;
+  return viewer.realm === project.realm && isRealmAdmin(viewer);
+}
+
+/**
+ * A project is served only on its realm's hosts: `callerRealm` is the realm the request's Host selects
+ * (null for a host no realm has). Elsewhere it does not exist (404), whoever asks.
+ */
+export function isServedInRealm(project: Project, callerRealm: string | null): boolean {
+  return callerRealm !== null && callerRealm === project.realm;
 }
 
 /** Job read, scoped task read and log read: public, the project's trigger secret, or a session that may manage it. */

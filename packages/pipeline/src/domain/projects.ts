@@ -3,8 +3,11 @@ import { newId, newTriggerSecret, newWorkerToken, sha256Hex } from '../ids.js';
 import { errors } from '../errors.js';
 import { DuplicateError, type Project, type ProjectChanges, type Visibility, type Worker } from '../store/types.js';
 import type { PipelineDeps } from './deps.js';
+import { DEFAULT_REALM } from './policies.js';
 
 export const PROJECT_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
+/** A sign-in realm's slug, as the sign-in service accepts it. */
+export const REALM_SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const VARIABLE_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 /** Shorter secrets would mask common substrings of every log (GitLab asks for 8 too). */
 export const MIN_SECRET_LENGTH = 8;
@@ -20,6 +23,13 @@ function normalizeLocation(repo: string): string {
 function checkVisibility(value: string): Visibility {
   if (value !== 'private' && value !== 'public') throw invalid(`visibility must be 'private' or 'public', got '${value}'`);
   return value;
+}
+
+function checkRealm(realm: string): string {
+  if (!REALM_SLUG_PATTERN.test(realm)) {
+    throw invalid(`realm '${realm}' must be a realm slug (lower-case letters, digits and '-', at most 63, first not '-'), e.g. 'system'`);
+  }
+  return realm;
 }
 
 function checkOwner(owner: string | null): string | null {
@@ -42,8 +52,9 @@ async function requireProject(deps: PipelineDeps, idOrName: string): Promise<Pro
 
 export async function createProject(
   deps: PipelineDeps,
-  input: { name: string; repo: string; visibility?: string; ownerUserId?: string | null },
+  input: { name: string; repo: string; visibility?: string; ownerUserId?: string | null; realm?: string },
 ): Promise<Project> {
+  const realm = checkRealm(input.realm ?? DEFAULT_REALM);
   if (!PROJECT_NAME_PATTERN.test(input.name)) {
     throw invalid(`project name '${input.name}' must match ${PROJECT_NAME_PATTERN.source}`);
   }
@@ -62,6 +73,7 @@ export async function createProject(
     visibility: checkVisibility(input.visibility ?? 'private'),
     enabled: true,
     ownerUserId: checkOwner(input.ownerUserId ?? null),
+    realm,
     triggerSecret: newTriggerSecret(),
     createdAt: now,
     updatedAt: now,

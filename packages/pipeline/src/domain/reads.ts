@@ -5,7 +5,8 @@ import { artifactKey, chooseArtifactAttempt, isArtifactLive, listLiveArtifacts }
 import type { PipelineDeps } from './deps.js';
 import { chooseLogAttempt, logKey } from './logs.js';
 import { findWaitingReasons } from './waiting-reasons.js';
-import { mayDownloadArtifact, mayReadBareTask, mayReadJob, type Reader, type SecretProof, type SessionViewer } from './policies.js';
+import { isServedInRealm, mayDownloadArtifact, mayReadBareTask, mayReadJob, type Reader, type SecretProof, type SessionViewer } from './policies.js';
+import { findProjectInRealm } from './realm-scope.js';
 
 /**
  * What a read request carries, as the HTTP layer found it. The read signature is an HMAC of the empty
@@ -14,6 +15,8 @@ import { mayDownloadArtifact, mayReadBareTask, mayReadJob, type Reader, type Sec
  */
 export interface ReadCredentials {
   signature: SecretProof;
+  /** The realm the request's Host selects (null: a host no realm has); projects of other realms are absent. */
+  realm(): Promise<string | null>;
   resolveViewer(): Promise<SessionViewer | null>;
 }
 
@@ -43,7 +46,7 @@ async function loadReadableJob(
   ref: JobRef,
   allowed: (reader: Reader, project: Project) => boolean,
 ): Promise<{ project: Project; job: Job }> {
-  const project = await deps.store.findProject(ref.project);
+  const project = await findProjectInRealm(deps, ref.project, await credentials.realm());
   if (project === null || !allowed(await identifyReader(credentials, project), project)) throw errors.notFound();
   const job = await deps.store.findJob(project.id, ref.job);
   if (job === null) throw errors.notFound();
@@ -98,12 +101,13 @@ async function loadBareTask(deps: PipelineDeps, credentials: ReadCredentials, ta
   const project = task === null ? null : await deps.store.findProject(task.projectId);
   const job = task === null ? null : await deps.store.getJobById(task.jobId);
   if (task === null || project === null || job === null) throw errors.notFound();
+  if (!isServedInRealm(project, await credentials.realm())) throw errors.notFound();
   if (!mayReadBareTask(await identifyReader(credentials, null), project)) throw errors.notFound();
   return { project, job, task };
 }
 
 async function loadScopedTask(deps: PipelineDeps, credentials: ReadCredentials, projectKey: string, taskId: string) {
-  const project = await deps.store.findProject(projectKey);
+  const project = await findProjectInRealm(deps, projectKey, await credentials.realm());
   if (project === null) throw errors.notFound();
   const task = await deps.store.getTask(taskId);
   // The task must belong to the named project, or a guessed id could be read through a readable one.

@@ -4,15 +4,22 @@ import { checkCancelBody } from './cancel-body.js';
 import type { PipelineDeps } from './deps.js';
 import { mayTrigger, type SecretProof } from './policies.js';
 import type { JobRef } from './reads.js';
+import { findProjectInRealm } from './realm-scope.js';
 
-/** Whether a trigger names a known project: what can be refused before a body is read. */
-export async function isKnownProject(deps: PipelineDeps, projectKey: string): Promise<boolean> {
-  return (await deps.store.findProject(projectKey)) !== null;
+/**
+ * Whether a trigger names a known project of the caller's realm (the one its Host selects): what can be
+ * refused before a body is read.
+ */
+export async function isKnownProject(deps: PipelineDeps, projectKey: string, callerRealm: string | null): Promise<boolean> {
+  return (await findProjectInRealm(deps, projectKey, callerRealm)) !== null;
 }
 
-/** Unknown project 404, then a missing or wrong signature 401, then a disabled project 409: the spec's order. */
-export async function authorizeTrigger(deps: PipelineDeps, projectKey: string, proof: SecretProof): Promise<Project> {
-  const project = await deps.store.findProject(projectKey);
+/**
+ * Unknown project (or one of another realm) 404, then a missing or wrong signature 401, then a disabled
+ * project 409: the spec's order.
+ */
+export async function authorizeTrigger(deps: PipelineDeps, projectKey: string, proof: SecretProof, callerRealm: string | null): Promise<Project> {
+  const project = await findProjectInRealm(deps, projectKey, callerRealm);
   if (project === null) throw errors.notFound();
   if (!mayTrigger(proof, project)) throw errors.signatureInvalid();
   if (!project.enabled) throw errors.projectDisabled();
@@ -28,8 +35,9 @@ export async function cancelJobByTrigger(
   ref: JobRef,
   proof: SecretProof,
   body: Buffer,
+  callerRealm: string | null,
 ): Promise<{ project: Project; job: Job; tasks: Task[] }> {
-  const project = await deps.store.findProject(ref.project);
+  const project = await findProjectInRealm(deps, ref.project, callerRealm);
   if (project === null) throw errors.notFound();
   if (!mayTrigger(proof, project)) throw errors.signatureInvalid();
   const job = await deps.store.findJob(project.id, ref.job);

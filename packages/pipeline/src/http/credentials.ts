@@ -1,12 +1,15 @@
 import { createHmac } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import type { SecretProof, SessionViewer } from '../domain/policies.js';
+import { DEFAULT_REALM, type SecretProof, type SessionViewer } from '../domain/policies.js';
 import type { ReadCredentials } from '../domain/reads.js';
 import { safeEqual } from '../ids.js';
 
 export type { SessionViewer } from '../domain/policies.js';
 
-/** Finds the people behind requests: the sign-in service's cookie, the realm of a Host, a user's roles. */
+/**
+ * The link to the sign-in service: the session behind a request's cookie and the realm its Host selects.
+ * The CLI hands one in (in-process for `conveyor serve`, over HTTP with `PIPELINE_SIGNIN_URL`).
+ */
 export interface SessionResolver {
   /** The viewer behind the request's session cookie (the realm its Host selects); null when none. */
   resolve(request: FastifyRequest): Promise<SessionViewer | null>;
@@ -14,10 +17,23 @@ export interface SessionResolver {
   realmOf(request: FastifyRequest): Promise<string | null>;
   /** A user's current roles in a realm (API tokens re-check rights on each use); null when the user may not act there. */
   rolesOf(realm: string, userId: string): Promise<{ username: string; roles: string[] } | null>;
+  /**
+   * Set-Cookie values the session check of this request implies (the sign-in service re-issues the cookie
+   * when it extends a session, and clears it when it drops one), sent with the pipeline's response so the
+   * browser's cookie lives as long as the session. Optional: a resolver without cookies leaves it out.
+   */
+  cookiesFor?(request: FastifyRequest): string[];
 }
 
-/** No sign-in service linked: nobody is signed in, every host is the `system` realm. */
-export const noSessions: SessionResolver = { resolve: async () => null, realmOf: async () => 'system', rolesOf: async () => null };
+/**
+ * No sign-in service linked (plain `conveyor pipeline serve`): nobody is signed in, and every host serves
+ * the system realm, whose projects are all there is.
+ */
+export const noSessions: SessionResolver = {
+  resolve: async () => null,
+  realmOf: async () => DEFAULT_REALM,
+  rolesOf: async () => null,
+};
 
 /** `X-Hub-Signature-256: sha256=<hex>` over the exact bytes, compared in constant time. */
 export function hasValidSignature(request: FastifyRequest, body: Buffer, secret: string): boolean {
@@ -46,6 +62,7 @@ export function bodyProof(request: FastifyRequest, body: Buffer, options: { allo
 export function readCredentials(request: FastifyRequest, sessions: SessionResolver): ReadCredentials {
   return {
     signature: bodyProof(request, Buffer.alloc(0), { allowPlainToken: false }),
+    realm: () => sessions.realmOf(request),
     resolveViewer: () => sessions.resolve(request),
   };
 }

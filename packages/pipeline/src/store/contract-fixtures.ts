@@ -26,6 +26,7 @@ export function makeProject(name: string, ownerUserId: string | null = null): Pr
     visibility: 'private',
     enabled: true,
     ownerUserId,
+    realm: 'system',
     triggerSecret: `secret-of-${name}`,
     createdAt: T0,
     updatedAt: T0,

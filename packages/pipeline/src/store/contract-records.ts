@@ -33,6 +33,18 @@ export function registerRecordContract(openStore: OpenStore): void {
         assert.equal(await store.isProjectKeyTaken('gamma'), false);
       }));
 
+    it('keeps the realm a project was created in', () =>
+      withStore(openStore, async (store) => {
+        const acme = { ...makeProject('acme-site', 'u2'), realm: 'acme' };
+        await store.createProject(acme);
+        const system = await addProject(store, 'plain');
+        assert.equal((await store.findProject('acme-site'))?.realm, 'acme');
+        assert.equal((await store.findProject(system.id))?.realm, 'system');
+        const updated = await store.updateProject(acme.id, { visibility: 'public' }, T0 + 1);
+        assert.equal(updated.realm, 'acme');
+        assert.deepEqual((await store.listProjects()).map((project) => [project.name, project.realm]), [['acme-site', 'acme'], ['plain', 'system']]);
+      }));
+
     it('refuses a taken name, or a name or id equal to a project id, with DuplicateError and stores nothing', () =>
       withStore(openStore, async (store) => {
         const first = await addProject(store, 'first');

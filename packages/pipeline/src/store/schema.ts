@@ -155,4 +155,8 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX api_tokens_of_user ON api_tokens (user_id, realm) WHERE revoked_at IS NULL;
   CREATE INDEX tasks_held_by_worker ON tasks (worker_id) WHERE state = 'running';
   `,
+  // Projects belong to a sign-in realm and are served only on its hosts; existing ones join the system realm.
+  `
+  ALTER TABLE projects ADD COLUMN realm TEXT NOT NULL DEFAULT 'system';
+  `,
 ];

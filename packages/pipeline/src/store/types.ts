@@ -12,6 +12,8 @@ export interface Project {
   visibility: Visibility;
   enabled: boolean;
   ownerUserId: string | null;
+  /** The sign-in realm (slug) the project belongs to: it is served only on that realm's hosts. */
+  realm: string;
   triggerSecret: string;
   createdAt: number;
   updatedAt: number;

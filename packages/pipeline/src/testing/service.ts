@@ -45,11 +45,11 @@ export interface TestService {
   deps: PipelineDeps;
   clock: ManualClock;
   app: FastifyInstance;
-  addProject(options?: { name?: string; visibility?: 'public' | 'private'; owner?: string; pipeline?: string }): Promise<TestProject>;
+  addProject(options?: { name?: string; visibility?: 'public' | 'private'; owner?: string; realm?: string; pipeline?: string }): Promise<TestProject>;
   addWorker(owner?: string | null, name?: string): Promise<{ worker: Worker; token: string }>;
   call(method: string, path: string, options?: CallOptions): Promise<Response>;
   /** POST /jobs signed, for the common case; returns the parsed body and status. */
-  startJob(project: TestProject, sha: string, extra?: object): Promise<{ status: number; body: { job_id: string; tasks: number; error?: string } }>;
+  startJob(project: TestProject, sha: string, extra?: object, headers?: Record<string, string>): Promise<{ status: number; body: { job_id: string; tasks: number; error?: string } }>;
   stop(): Promise<void>;
   /** Stops the server but keeps its files, as a crash or restart would. */
   halt(): Promise<void>;
@@ -116,6 +116,7 @@ export async function startTestService(
         repo,
         visibility: projectOptions.visibility ?? 'private',
         ownerUserId: projectOptions.owner ?? null,
+        realm: projectOptions.realm,
       });
       if (projectOptions.pipeline !== undefined) await commitFiles(repo, { '.pipeline.yml': projectOptions.pipeline });
       return { project, repo, secret: project.triggerSecret, commit: (files) => commitFiles(repo, files) };
@@ -125,10 +126,11 @@ export async function startTestService(
       return createWorker(deps, { name: name ?? `worker-${serial}`, ownerUserId: owner });
     },
     call,
-    async startJob(project, sha, extra = {}) {
+    async startJob(project, sha, extra = {}, headers = {}) {
       const response = await call('POST', `/api/v1/projects/${project.project.name}/jobs`, {
         body: { sha, ref: 'refs/heads/main', ...extra },
         secret: project.secret,
+        headers,
       });
       return { status: response.status, body: (await response.json()) as { job_id: string; tasks: number } };
     },

@@ -13,6 +13,7 @@ import { addDomain, verifyDomain } from './domains.js';
 import { addMember, updateMember } from './members.js';
 import { addRealmHost, createRealm, ensureSystemRealm, listRealms } from './realms.js';
 import { addEmail, createUser, requireUser, setUserPassword, verifyEmail } from './users.js';
+import { SessionEnds } from './session-ends.js';
 
 const refusedWith = (code: string) => (error: unknown) => error instanceof SigninError && error.code === code;
 
@@ -31,7 +32,7 @@ describe('administration rules (domain functions on real SQLite files)', () => {
     store = openSqliteStore({ databasePath: join(dir, 'signin.db'), realmsPath: join(dir, 'realms') });
     const clock = createManualClock();
     await ensureSystemRealm(store, clock, { registerDefaultHosts: false });
-    deps = await createSeedingDeps({ store, clock, passwords: await createPasswordHasher(), limits: DEFAULT_SIGN_IN_LIMITS });
+    deps = await createSeedingDeps({ store, clock, passwords: await createPasswordHasher(), limits: DEFAULT_SIGN_IN_LIMITS, sessionEnds: new SessionEnds() });
   });
   after(async () => {
     await store.close();

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '@conveyor/kit';
 import type { PasswordHasher } from '../passwords.js';
 import type { SigninStore } from '../store/types.js';
+import type { SessionEnds } from './session-ends.js';
 
 /** Failure limits of password sign-in (AUTH_MAX_FAILURES, AUTH_MAX_IP_FAILURES). */
 export interface SignInLimits {
@@ -19,6 +20,8 @@ export interface SigninDeps {
   clock: Clock;
   passwords: PasswordHasher;
   limits: SignInLimits;
+  /** Session ends in this process, for caches of session checks (the pipeline's session resolver). */
+  sessionEnds: SessionEnds;
 }
 
 /** Opaque ids: random UUIDs (lower-case, safe as realm file names). */

@@ -68,7 +68,7 @@ export function registerManageJobRoutes(app: FastifyInstance, context: HttpConte
     const parsed = parseWith(JobsQuerySchema, request.query);
     if (!parsed.ok) throw errors.invalidRequest(parsed.message);
     const { cursor, limit, ...filter } = parsed.value;
-    const page = await listProjectJobs(deps, await context.sessions.resolve(request), request.params.project, {
+    const page = await listProjectJobs(deps, await context.sessions.resolve(request), await context.sessions.realmOf(request), request.params.project, {
       filter,
       cursor: cursor ?? null,
       limit: limit ?? DEFAULT_JOBS_LIMIT,

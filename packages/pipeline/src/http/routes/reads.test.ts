@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { FastifyRequest } from 'fastify';
 import type { SessionResolver } from '../credentials.js';
 import { startTestService, type TestProject, type TestService } from '../../testing/service.js';
 
@@ -20,13 +21,22 @@ const TASK_KEYS = [
   'started_at', 'state', 'timeout', 'visibility', 'workdir', 'worker_name',
 ];
 
+/** The realm a test request's Host would select: `x-test-realm` (system by default, `nowhere` for no realm). */
+function testRealm(request: FastifyRequest): string | null {
+  const realm = request.headers['x-test-realm'];
+  if (realm === 'nowhere') return null;
+  return typeof realm === 'string' ? realm : 'system';
+}
+
 /** Stands in for the sign-in service's answer: the access rules take whatever viewer it reports. */
 const headerSessions: SessionResolver = {
   async resolve(request) {
     const user = request.headers['x-test-user'];
-    return typeof user === 'string' ? { userId: user, username: user, realm: 'system', roles: user === 'root' ? ['system-admin'] : [] } : null;
+    const realm = testRealm(request);
+    if (typeof user !== 'string' || realm === null) return null;
+    return { userId: user, username: user, realm, roles: user === 'root' ? ['system-admin'] : user === 'ruth' ? ['realm-admin'] : [] };
   },
-  realmOf: async () => 'system',
+  realmOf: async (request) => testRealm(request),
   rolesOf: async () => null,
 };
 
@@ -50,8 +60,34 @@ describe('reading jobs and tasks: access rules', () => {
   });
   after(() => service.stop());
 
-  const status = async (path: string, options: { secret?: string; user?: string } = {}) =>
-    (await service.call('GET', path, { secret: options.secret, headers: options.user === undefined ? {} : { 'x-test-user': options.user } })).status;
+  const status = async (path: string, options: { secret?: string; user?: string; realm?: string } = {}) => {
+    const headers: Record<string, string> = {};
+    if (options.user !== undefined) headers['x-test-user'] = options.user;
+    if (options.realm !== undefined) headers['x-test-realm'] = options.realm;
+    return (await service.call('GET', path, { secret: options.secret, headers })).status;
+  };
+
+  it("serves a project only on its realm's hosts: elsewhere every read is 404, whoever asks", async () => {
+    const acme = await service.addProject({ name: 'acme-open', visibility: 'public', realm: 'acme', pipeline: PIPELINE });
+    const job = (await service.startJob(acme, await acme.commit({ a: 'a' }), {}, { 'x-test-realm': 'acme' })).body.job_id;
+    const task = (await service.deps.store.listTasksOfJob(job))[0]?.id ?? '';
+    const paths = [`/api/v1/projects/acme-open/jobs/${job}`, `/api/v1/projects/acme-open/tasks/${task}`, `/api/v1/tasks/${task}`];
+    for (const path of paths) {
+      assert.equal(await status(path, { realm: 'acme' }), 200, path);
+      assert.equal(await status(path), 404, `${path} on the system realm's host`);
+      assert.equal(await status(path, { realm: 'nowhere' }), 404, `${path} on a host no realm has`);
+      assert.equal(await status(path, { realm: 'other', user: 'root' }), 404, `${path}: another realm's administrator`);
+      assert.equal(await status(path, { secret: acme.secret }), 404, `${path}: the trigger secret on another realm's host`);
+    }
+    assert.equal(await status(`/api/v1/projects/open/jobs/${openJob}`, { realm: 'acme' }), 404, "a system project on acme's host");
+    // A trigger on another realm's host: the project does not exist there.
+    assert.equal((await service.startJob(acme, await acme.commit({ b: 'b' }))).status, 404);
+  });
+
+  it("a realm administrator manages the projects of their realm only; the owner whatever their roles", async () => {
+    assert.equal(await status(`/api/v1/projects/closed/jobs/${closedJob}`, { user: 'ruth' }), 200, 'realm-admin of system');
+    assert.equal(await status(`/api/v1/projects/closed/jobs/${closedJob}`, { user: 'ruth', realm: 'acme' }), 404, 'realm-admin of acme');
+  });
 
   it('job read: public to anyone; private to its trigger secret or a session that may manage it', async () => {
     assert.equal(await status(`/api/v1/projects/open/jobs/${openJob}`), 200);

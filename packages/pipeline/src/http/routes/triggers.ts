@@ -56,7 +56,8 @@ function refuseUnread(request: FastifyRequest, reply: FastifyReply, error: Servi
  */
 function screenBeforeBody(context: HttpContext, budget: BodyBudget, credentialHeaders: readonly string[], bodyLimit: number) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    if (!(await isKnownProject(context.deps, (request.params as Params).project))) refuseUnread(request, reply, errors.notFound());
+    const realm = await context.sessions.realmOf(request);
+    if (!(await isKnownProject(context.deps, (request.params as Params).project, realm))) refuseUnread(request, reply, errors.notFound());
     if (!hasCredentialHeader(request, credentialHeaders)) refuseUnread(request, reply, errors.signatureInvalid());
     const release = budget.tryReserve(bodyCost(request, bodyLimit));
     if (release === null) {
@@ -103,7 +104,8 @@ export function registerTriggerRoutes(app: FastifyInstance, context: HttpContext
       onError: logRefusal,
     },
     async (request) => {
-      const project = await authorizeTrigger(context.deps, request.params.project, bodyProof(request, rawBody(request), { allowPlainToken: true }));
+      const proof = bodyProof(request, rawBody(request), { allowPlainToken: true });
+      const project = await authorizeTrigger(context.deps, request.params.project, proof, await context.sessions.realmOf(request));
       const delivery = readPushDelivery(request.headers, parseJsonBody(request));
       if (delivery.kind === 'invalid') throw errors.invalidRequest(delivery.message);
       if (delivery.kind === 'ignored') return { status: 'ignored', reason: delivery.reason };
@@ -120,7 +122,8 @@ export function registerTriggerRoutes(app: FastifyInstance, context: HttpContext
     '/api/v1/projects/:project/jobs',
     { onRequest: screenBeforeBody(context, budget, SIGNATURE_HEADERS, JSON_BODY_LIMIT), onError: logRefusal },
     async (request) => {
-      const project = await authorizeTrigger(context.deps, request.params.project, bodyProof(request, rawBody(request), { allowPlainToken: false }));
+      const proof = bodyProof(request, rawBody(request), { allowPlainToken: false });
+      const project = await authorizeTrigger(context.deps, request.params.project, proof, await context.sessions.realmOf(request));
       const parsed = parseWith(JobCreationSchema, parseJsonBody(request) ?? {});
       if (!parsed.ok) throw errors.invalidRequest(parsed.message);
       const body = parsed.value;
@@ -138,7 +141,7 @@ export function registerTriggerRoutes(app: FastifyInstance, context: HttpContext
     { onRequest: screenBeforeBody(context, budget, SIGNATURE_HEADERS, JSON_BODY_LIMIT), onError: logRefusal },
     async (request) => {
       const proof = bodyProof(request, rawBody(request), { allowPlainToken: false });
-      const { project, job, tasks } = await cancelJobByTrigger(context.deps, request.params, proof, rawBody(request));
+      const { project, job, tasks } = await cancelJobByTrigger(context.deps, request.params, proof, rawBody(request), await context.sessions.realmOf(request));
       request.log.info({ project: project.name, job: job.id }, 'job canceled');
       return { job: presentJob(job, project), tasks: tasks.map((task) => presentTaskSummary(task)) };
     },

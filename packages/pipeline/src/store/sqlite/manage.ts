@@ -24,12 +24,11 @@ type ActivityRow = WorkerRow & {
 
 /** What the management API reads and removes across tables: listings with their newest job, a project's removal, workers' activity. */
 export function createManageMethods(db: Db): ManageMethods {
-  // The realm column comes with the realm migration; until then every project is in `system`.
   const listing = db.prepare<[string, number, string, string | null, string | null, number], ListingRow>(
     `SELECT p.*, j.id AS job_id, j.number AS job_number, j.state AS job_state, j.ref AS job_ref, j.created_at AS job_created_at
      FROM projects p
      LEFT JOIN jobs j ON j.project_id = p.id AND j.number = p.job_counter
-     WHERE ? = 'system'
+     WHERE p.realm = ?
        AND (? = 1 OR p.visibility = 'public' OR p.owner_user_id = ?)
        AND (? IS NULL OR p.name > ?)
      ORDER BY p.name

@@ -54,6 +54,8 @@ describe('schema migration', () => {
         assert.equal((await store.getTask('t-retried'))?.artifactExpireIn, null);
         assert.equal(await store.assignMissingArtifactExpiry(5000), 2);
         assert.equal((await store.getArtifact('a-retried'))?.expiresAt, 6000);
+        // Projects from before realms belong to the system realm.
+        assert.equal((await store.findProject('p1'))?.realm, 'system');
       } finally {
         await store.close();
       }

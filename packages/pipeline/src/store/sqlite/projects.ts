@@ -48,8 +48,8 @@ export function createProjectMethods(db: Db): ProjectMethods {
     }
     try {
       db.prepare(
-        `INSERT INTO projects (id, name, repo, visibility, enabled, owner_user_id, trigger_secret, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO projects (id, name, repo, visibility, enabled, owner_user_id, realm, trigger_secret, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ).run(
         project.id,
         project.name,
@@ -57,6 +57,7 @@ export function createProjectMethods(db: Db): ProjectMethods {
         project.visibility,
         project.enabled ? 1 : 0,
         project.ownerUserId,
+        project.realm,
         project.triggerSecret,
         project.createdAt,
         project.updatedAt,

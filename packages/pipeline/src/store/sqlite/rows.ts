@@ -9,6 +9,7 @@ export interface ProjectRow {
   visibility: string;
   enabled: number;
   owner_user_id: string | null;
+  realm: string;
   trigger_secret: string;
   created_at: number;
   updated_at: number;
@@ -22,6 +23,7 @@ export function toProject(row: ProjectRow): Project {
     visibility: row.visibility as Visibility,
     enabled: row.enabled === 1,
     ownerUserId: row.owner_user_id,
+    realm: row.realm,
     triggerSecret: row.trigger_secret,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

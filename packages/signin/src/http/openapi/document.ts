@@ -187,6 +187,23 @@ export const signinOpenApiDocument: OpenApiDocument = {
         },
       },
     },
+    '/api/v1/realm': {
+      get: {
+        operationId: 'readRealm',
+        tags: ['session'],
+        summary: "The realm's public metadata",
+        description:
+          'The realm the Host (else `?realm=`) selects: its slug, display name, branding and whether the sign-in page offers a session-duration choice. Needs no session: a sign-in page shows it before anyone signs in.',
+        security: [{}],
+        parameters: [hostHeader, realmQuery],
+        responses: {
+          '200': ok('the realm', ref('RealmMetadata')),
+          '400': error('the `realm` query parameter is given more than once', ['invalid_request']),
+          '404': unknownRealm,
+          '500': internal,
+        },
+      },
+    },
     '/api/v1/logout': {
       post: {
         operationId: 'logout',

@@ -265,6 +265,67 @@ describe('sessions: GET /api/v1/session and POST /api/v1/logout', () => {
     }
   });
 
+  describe('GET /api/v1/realm', () => {
+    it("answers the Host's realm metadata, else the slug's, without a session; 404 unknown_realm otherwise", async () => {
+      const system = await send(server.port, { path: '/api/v1/realm' });
+      assert.equal(system.status, 200);
+      assert.deepEqual(system.json, { slug: 'system', display_name: 'System', branding: {}, allow_session_duration_choice: true });
+      const acme = await send(server.port, { path: '/api/v1/realm', headers: { host: 'acme.test' } });
+      assert.deepEqual(acme.json, { slug: 'acme', display_name: 'Acme', branding: {}, allow_session_duration_choice: true });
+      const bySlug = await send(server.port, { path: '/api/v1/realm?realm=acme', headers: { host: 'nowhere.example' } });
+      assert.equal((bySlug.json as { slug: string }).slug, 'acme');
+      // A Host that matches wins over the slug, as for every other route.
+      assert.equal(((await send(server.port, { path: '/api/v1/realm?realm=acme' })).json as { slug: string }).slug, 'system');
+      for (const path of ['/api/v1/realm', '/api/v1/realm?realm=nope']) {
+        const unknown = await send(server.port, { path, headers: { host: 'nowhere.example' } });
+        assert.equal(unknown.status, 404, path);
+        assert.equal(unknown.json.error, 'unknown_realm');
+      }
+      assert.equal((await send(server.port, { path: '/api/v1/realm?realm=a&realm=b', headers: { host: 'nowhere.example' } })).status, 400);
+    });
+  });
+
+  describe('session-end notifications (for caches in the same process)', () => {
+    const collect = () => {
+      const seen: { reason: string; sessionId?: string; userId?: string }[] = [];
+      const stop = server.deps.sessionEnds.subscribe((end) => seen.push({ reason: end.reason, sessionId: end.sessionId, userId: end.userId }));
+      return { seen, stop };
+    };
+
+    it('logout, expiry deletion, an invalid membership and an administrator ending a user\'s sessions each notify', async () => {
+      const { seen, stop } = collect();
+      try {
+        const loggedOut = await signIn('alice');
+        await send(server.port, { method: 'POST', path: '/api/v1/logout', headers: { cookie: `auth_session_system=${loggedOut}` } });
+        assert.deepEqual(seen.at(-1), { reason: 'logout', sessionId: digest(loggedOut), userId: undefined });
+
+        const expiring = await signIn('alice');
+        server.clock.advance(43_200_000);
+        await getSession(expiring);
+        assert.deepEqual(seen.at(-1), { reason: 'expired', sessionId: digest(expiring), userId: undefined });
+
+        const suspended = await signIn('alice');
+        await updateMember(server.deps, { realm: 'system', user: 'alice', status: 'suspended' });
+        await getSession(suspended);
+        await updateMember(server.deps, { realm: 'system', user: 'alice', status: 'active' });
+        assert.deepEqual(seen.at(-1), { reason: 'invalid', sessionId: digest(suspended), userId: aliceId });
+
+        await signIn('alice');
+        const count = seen.length;
+        await updateUser(server.deps, 'alice', { status: 'disabled' });
+        assert.ok(seen.slice(count).some((end) => end.reason === 'user-sessions-ended' && end.userId === aliceId));
+        // A plain read of a live session ends nothing.
+        await updateUser(server.deps, 'alice', { status: 'active' });
+        const live = await signIn('alice');
+        const before = seen.length;
+        assert.equal((await getSession(live)).status, 200);
+        assert.equal(seen.length, before);
+      } finally {
+        stop();
+      }
+    });
+  });
+
   it('refuses a repeated realm query parameter with 400 invalid_request', async () => {
     const res = await send(server.port, { path: '/api/v1/session?realm=system&realm=acme', headers: { host: 'nowhere.example' } });
     assert.equal(res.status, 400);
