@@ -70,7 +70,7 @@ export const errors = {
     new ServiceError(409, 'job_running', 'the job is still running; wait until it ends, or stop it, then re-run its failed tasks'),
   nothingToRerun: () =>
     new ServiceError(409, 'nothing_to_rerun', 'the job has no failed or canceled task; re-run the whole job instead (POST .../rerun)'),
-  crossSite: () => new ServiceError(403, 'cross_site', 'cross-site request refused: a change made with a session cookie must come from this service\'s own pages'),
+  crossSite: () => new ServiceError(403, 'cross_site', 'cross-site request refused'),
   workerTokenInvalid: () => new ServiceError(401, 'worker_token_invalid', 'a valid worker token is required'),
   sessionRequired: () =>
     new ServiceError(403, 'session_required', 'API tokens are created with a signed-in session, not with another token; sign in and try again'),

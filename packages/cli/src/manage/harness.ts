@@ -111,7 +111,8 @@ export async function startManageServer(): Promise<ManageServer> {
 
   const call = (method: string, path: string, caller: Caller = {}, body?: unknown): Promise<Answer> => {
     const headers: Record<string, string> = {};
-    if (caller.cookie !== undefined) headers.cookie = caller.cookie;
+    // A browser sends its page's origin with every change; the CSRF check requires it with a cookie.
+    if (caller.cookie !== undefined) Object.assign(headers, { cookie: caller.cookie, origin: caller.host === undefined ? url : `http://${caller.host}` });
     if (caller.token !== undefined) headers.authorization = `Bearer ${caller.token}`;
     if (caller.host !== undefined) headers.host = caller.host;
     if (body !== undefined) headers['content-type'] = 'application/json';

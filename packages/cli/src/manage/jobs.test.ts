@@ -61,7 +61,8 @@ describe('management API: jobs', () => {
 
   async function call(method: string, path: string, options: { cookie?: string; body?: string | object } = {}) {
     const headers: Record<string, string> = {};
-    if (options.cookie !== undefined) headers.cookie = options.cookie;
+    // A browser sends its page's origin with every change; the CSRF check requires it with a cookie.
+    if (options.cookie !== undefined) Object.assign(headers, { cookie: options.cookie, origin: server.url });
     let body: string | undefined;
     if (options.body !== undefined) {
       body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
