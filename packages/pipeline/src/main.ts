@@ -66,6 +66,7 @@ export async function startPipelineServer(config: PipelineConfig, clock: Clock =
         await artifactSweep;
         shutdown.abort();
         await app.close();
+        await deps.repos.close();
         await deps.store.close();
       })();
       return stopping;
