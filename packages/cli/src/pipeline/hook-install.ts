@@ -6,8 +6,8 @@ import { EXIT_OK, UsageError, type CommandIO } from '../usage.js';
 import { buildTriggerUrl } from './hook.js';
 import { renderHookScript } from './hook-script.js';
 
-/** What the sh hook runs besides the shell's builtins. */
-const HOOK_TOOLS = ['od', 'tr', 'sed', 'openssl', 'curl'];
+/** What the sh hook runs besides the shell's builtins: each entry is one tool, or alternatives. */
+const HOOK_TOOLS = [['od'], ['sed'], ['sha256sum', 'openssl'], ['curl']];
 
 interface ShellHookArguments {
   repo: string | undefined;
@@ -40,7 +40,7 @@ export async function runShellHookCommand(command: 'install' | 'print', argv: st
   await chmod(target, 0o755);
   io.stdout(`installed ${target}: pushes trigger project ${parsed.project}\n`);
   const missing = await missingTools(io.env.PATH ?? '');
-  if (missing.length > 0) io.stderr(`warning: ${missing.join(', ')} not found on PATH; the hook needs them at push time (on Debian: apt-get install curl openssl)\n`);
+  if (missing.length > 0) io.stderr(`warning: ${missing.join(', ')} not found on PATH; the hook needs them at push time (on Debian: apt-get install coreutils curl)\n`);
   return EXIT_OK;
 }
 
@@ -89,9 +89,11 @@ function hookPath(repo: string): Promise<string> {
 async function missingTools(path: string): Promise<string[]> {
   const directories = path.split(delimiter).filter((directory) => directory !== '');
   const missing: string[] = [];
-  for (const tool of HOOK_TOOLS) {
-    const found = await Promise.all(directories.map((directory) => access(join(directory, tool), constants.X_OK).then(() => true, () => false)));
-    if (!found.includes(true)) missing.push(tool);
+  const onPath = async (tool: string): Promise<boolean> =>
+    (await Promise.all(directories.map((directory) => access(join(directory, tool), constants.X_OK).then(() => true, () => false)))).includes(true);
+  for (const alternatives of HOOK_TOOLS) {
+    const found = await Promise.all(alternatives.map(onPath));
+    if (!found.includes(true)) missing.push(alternatives.join(' or '));
   }
   return missing;
 }

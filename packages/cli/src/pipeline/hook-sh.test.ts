@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,12 +62,12 @@ function io(): CommandIO & { out: string[]; err: string[] } {
 }
 
 /**
- * Wrappers for openssl and curl, first on PATH, that log their command lines before running the real
+ * Wrappers for the tools the hook runs, first on PATH, that log their command lines before running the real
  * ones: what any local user would have seen in `ps` while the hook ran.
  */
 async function makeSpyPath(directory: string, log: string): Promise<string> {
   await mkdir(directory, { recursive: true });
-  for (const tool of ['openssl', 'curl', 'od', 'tr', 'sed', 'id']) {
+  for (const tool of ['sha256sum', 'openssl', 'curl', 'od', 'sed', 'id']) {
     const real = (await run('sh', ['-c', `command -v ${tool}`], { cwd: directory })).stdout;
     const wrapper = join(directory, tool);
     await writeFile(wrapper, `#!/bin/sh\nprintf '%s\\n' "${tool} $*" >> '${log}'\nexec '${real}' "$@"\n`);
@@ -122,7 +122,7 @@ describe('the sh post-receive hook with a real pipeline service', () => {
     assert.equal(status, 0, output.err.join(''));
     const hook = join(bare, 'hooks', 'post-receive');
     assert.deepEqual(output.out, [`installed ${hook}: pushes trigger project demo\n`]);
-    assert.equal(output.err.join(''), '', 'od, tr, sed, openssl and curl are all on PATH');
+    assert.equal(output.err.join(''), '', 'od, sed, sha256sum and curl are all on PATH');
     const script = await readFile(hook, 'utf8');
     assert.ok(script.startsWith('#!/bin/sh\n'));
     assert.ok(!script.includes(project.triggerSecret), 'the secret is read at run time, not written into the hook');
@@ -157,7 +157,7 @@ describe('the sh post-receive hook with a real pipeline service', () => {
     );
 
     const log = await readFile(argvLog, 'utf8');
-    assert.match(log, /^openssl dgst -sha256 -binary$/m, 'the spies saw the hook run');
+    assert.match(log, /^sha256sum $/m, 'the spies saw the hook run');
     assert.match(log, /^curl -sS /m);
     assert.ok(!log.includes(project.triggerSecret), `the secret is on no command line:\n${log}`);
     assert.ok(!log.includes('sha256='), 'nor the signature');
@@ -250,6 +250,26 @@ describe('the sh hook signature', () => {
       assert.equal(request?.signature, `sha256=${createHmac('sha256', key).update(request?.body ?? '').digest('hex')}`);
     });
   }
+
+  it('signs with openssl where there is no sha256sum', async () => {
+    received.length = 0;
+    const secretFile = join(temp, 'secret');
+    await writeFile(secretFile, 'fallback secret\n');
+    const output = io();
+    assert.equal(await runHookCommand(['print', '--url', url, '--project', 'demo', '--secret-file', secretFile], output), 0);
+    const hook = join(temp, 'hook.sh');
+    await writeFile(hook, output.out.join(''));
+    // A PATH with only the tools the hook needs, openssl in place of sha256sum.
+    const bin = join(temp, 'bin');
+    await mkdir(bin, { recursive: true });
+    for (const tool of ['od', 'sed', 'curl', 'openssl']) {
+      await symlink((await run('sh', ['-c', `command -v ${tool}`], { cwd: temp })).stdout, join(bin, tool)).catch(() => undefined);
+    }
+    const result = await run('/bin/sh', [hook], { cwd: temp, stdin: `${'0'.repeat(40)} ${'b'.repeat(40)} refs/heads/main\n`, env: { PATH: bin, CONVEYOR_ACTOR: 'carol' } });
+    assert.equal(result.code, 0, result.stderr);
+    const [request] = received;
+    assert.equal(request?.signature, `sha256=${createHmac('sha256', 'fallback secret').update(request?.body ?? '').digest('hex')}`);
+  });
 
   it('refuses to print or install without a readable secret file or the required options', async () => {
     const cases: Array<[string[], RegExp]> = [

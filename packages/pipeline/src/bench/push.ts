@@ -4,7 +4,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import type { Agent } from 'node:http';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { call, expectStatus, jsonOf, keepAliveAgent } from './http-client.js';
@@ -51,6 +51,8 @@ export interface PushFigures {
   pushes: number;
   /** `git push` start to the task's started_at, through the sh post-receive hook. */
   hook: Latencies & { pushCommandP50Ms: number };
+  /** The same through the node hook (`conveyor pipeline hook post-receive`), for comparison. */
+  nodeHook: Latencies & { pushCommandP50Ms: number };
   /** A signed POST /trigger to the task's started_at. */
   direct: Latencies;
   /** 50 concurrent signed /trigger calls for distinct commits until all answered 200, per round. */
@@ -240,14 +242,24 @@ export async function measurePushPath(context: PushContext): Promise<PushFigures
   const worker = await startWorker(context);
   const agent = keepAliveAgent(1);
   try {
-    say(`push: ${settings.warmup} warm-up + ${settings.pushes} timed sequential pushes through the hook`);
-    const hookRuns: Array<{ toStartMs: number; pushMs: number }> = [];
-    for (let index = 0; index < settings.warmup + settings.pushes; index += 1) {
-      const timed = await timeHookPush(repository, client, agent);
-      if (index >= settings.warmup) hookRuns.push(timed);
-    }
-    const hook = { ...latencies(hookRuns.map((entry) => entry.toStartMs)), pushCommandP50Ms: round(percentile(hookRuns.map((entry) => entry.pushMs), 0.5), 1) };
-    say(`push: hook p50 ${hook.p50Ms} ms, p95 ${hook.p95Ms} ms (git push itself p50 ${hook.pushCommandP50Ms} ms)`);
+    const timeHook = async (name: string): Promise<PushFigures['hook']> => {
+      say(`push: ${settings.warmup} warm-up + ${settings.pushes} timed sequential pushes through the ${name}`);
+      const runs: Array<{ toStartMs: number; pushMs: number }> = [];
+      for (let index = 0; index < settings.warmup + settings.pushes; index += 1) {
+        const timed = await timeHookPush(repository, client, agent);
+        if (index >= settings.warmup) runs.push(timed);
+      }
+      const figures = { ...latencies(runs.map((entry) => entry.toStartMs)), pushCommandP50Ms: round(percentile(runs.map((entry) => entry.pushMs), 0.5), 1) };
+      say(`push: ${name}: p50 ${figures.p50Ms} ms, p95 ${figures.p95Ms} ms (git push itself p50 ${figures.pushCommandP50Ms} ms)`);
+      return figures;
+    };
+    const hook = await timeHook('sh hook');
+    const hookFile = join(repository.bare, 'hooks', 'post-receive');
+    const shHook = await readFile(hookFile);
+    const nodeArgs = [process.execPath, context.conveyorBin, 'pipeline', 'hook', 'post-receive', '--url', context.baseUrl, '--project', PROJECT, '--secret-file', secretFile];
+    await writeFile(hookFile, `#!/bin/sh\nexec ${nodeArgs.map((arg) => `'${arg}'`).join(' ')}\n`);
+    const nodeHook = await timeHook('node hook');
+    await writeFile(hookFile, shHook);
 
     say(`push: ${settings.warmup} warm-up + ${settings.pushes} timed sequential direct /trigger calls`);
     const shas = await repository.pushWithoutHook(settings.warmup + settings.pushes, PUSH_FEATURE);
@@ -266,7 +278,7 @@ export async function measurePushPath(context: PushContext): Promise<PushFigures
       roundsMs.push(await timeBurst(burstShas, client));
       say(`push: burst round ${pass}: ${settings.burst} accepted in ${(roundsMs.at(-1) ?? 0).toFixed(0)} ms`);
     }
-    return { pushes: settings.pushes, hook, direct, burst: { calls: settings.burst, roundsMs: roundsMs.map((ms) => round(ms, 1)), medianMs: round(percentile(roundsMs, 0.5), 1) } };
+    return { pushes: settings.pushes, hook, nodeHook, direct, burst: { calls: settings.burst, roundsMs: roundsMs.map((ms) => round(ms, 1)), medianMs: round(percentile(roundsMs, 0.5), 1) } };
   } finally {
     agent.destroy();
     await worker.stop();
@@ -283,6 +295,8 @@ export function pushRows(figures: PushFigures): ReportRow[] {
     },
     { metric: 'Push to task start through the hook, p95', value: `${figures.hook.p95Ms.toFixed(1)} ms`, target: '-', met: null },
     { metric: 'The git push command itself (hook included), p50', value: `${figures.hook.pushCommandP50Ms.toFixed(1)} ms`, target: '-', met: null },
+    { metric: 'Push to task start through the node hook (hook post-receive), p50', value: `${figures.nodeHook.p50Ms.toFixed(1)} ms`, target: '-', met: null },
+    { metric: 'Push to task start through the node hook, p95', value: `${figures.nodeHook.p95Ms.toFixed(1)} ms`, target: '-', met: null },
     { metric: `Signed /trigger to task start, p50 (${figures.pushes} calls)`, value: `${figures.direct.p50Ms.toFixed(1)} ms`, target: '-', met: null },
     { metric: 'Signed /trigger to task start, p95', value: `${figures.direct.p95Ms.toFixed(1)} ms`, target: '-', met: null },
     {
