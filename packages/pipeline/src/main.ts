@@ -96,6 +96,7 @@ export async function startPipelineServer(
         await sweeps.stop();
         shutdown.abort();
         await app.close();
+        await deps.repos.close();
         await deps.store.close();
       })();
       return stopping;

@@ -6,8 +6,13 @@ import { parseArgs } from 'node:util';
 import { EXIT_FAILURE, EXIT_OK, UsageError, runCommand, type CommandGroup, type CommandIO } from '../usage.js';
 
 const USAGE = `Usage: conveyor pipeline hook post-receive --url URL --project NAME --secret-file FILE
+       conveyor pipeline hook install --repo REPO --url URL --project NAME --secret-file FILE [--force]
+       conveyor pipeline hook print --url URL --project NAME --secret-file FILE
 
-Run as a bare repository's post-receive hook: reads git's "<old> <new> <ref>" lines from standard input
+install writes REPO's post-receive hook as a plain sh script (od, openssl and curl; no node at push
+time, so pushes are answered sooner); print writes that script to standard output.
+
+post-receive runs as a bare repository's post-receive hook: reads git's "<old> <new> <ref>" lines from standard input
 and sends one signed trigger per updated ref to URL/api/v1/projects/NAME/trigger. Deleted refs are
 skipped. The actor is $CONVEYOR_ACTOR, else $GL_USERNAME, else $GITEA_PUSHER_NAME, else the user name.
 
@@ -44,6 +49,7 @@ type TriggerOutcome = { ok: true; summary: string } | { ok: false; message: stri
 
 export const runHookCommand: CommandGroup = (argv, io) =>
   runCommand(io, false, async () => {
+    if (argv[0] === 'install' || argv[0] === 'print') return (await import('./hook-install.js')).runShellHookCommand(argv[0], argv.slice(1), io, USAGE);
     const parsed = parseHookArguments(argv);
     if (parsed === 'help') {
       io.stdout(USAGE);
@@ -80,7 +86,7 @@ function parseHookArguments(argv: string[]): HookArguments | 'help' {
   const { values, positionals } = parsed;
   if (values.help === true) return 'help';
   if (positionals.length !== 1 || positionals[0] !== 'post-receive') {
-    throw new UsageError(`expected the hook name 'post-receive', got '${positionals.join(' ')}'\n${USAGE}`);
+    throw new UsageError(`expected 'post-receive', 'install' or 'print', got '${positionals.join(' ')}'\n${USAGE}`);
   }
   const url = values.url;
   const project = values.project;
@@ -92,7 +98,7 @@ function parseHookArguments(argv: string[]): HookArguments | 'help' {
 }
 
 /** Keeps a path prefix in URL (a service behind /ci/ works) and refuses what could not be the base. */
-function buildTriggerUrl(base: string, project: string): string {
+export function buildTriggerUrl(base: string, project: string): string {
   let parsed: URL;
   try {
     parsed = new URL(base);

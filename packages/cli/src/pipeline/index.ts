@@ -9,6 +9,8 @@ const HELP = `Usage: conveyor pipeline <command>
   admin worker create|revoke|list       manage worker tokens
   hook post-receive --url URL --project P --secret-file F
                                         git post-receive hook: one signed trigger per updated ref
+  hook install --repo R --url URL --project P --secret-file F
+                                        write R's post-receive hook as a sh script (no node per push)
 `;
 
 const commands: Record<string, () => Promise<CommandGroup>> = {

@@ -1,6 +1,7 @@
 import type { ClaimFigures, CompletionFigures } from './claims.js';
 import type { JobCreationFigures } from './jobs.js';
 import type { LogIngestFigures } from './logs.js';
+import { pushRows, type PushFigures } from './push.js';
 import type { ReportRow } from './report.js';
 import { MIB } from './stats.js';
 import { unreadBodyRows, type UnreadBodyFigures } from './unread-bodies.js';
@@ -28,6 +29,7 @@ export interface ServerUsage {
 export type Observed<T> = T & { server: ServerUsage };
 
 export interface Results {
+  push?: PushFigures;
   claims?: Observed<ClaimFigures>;
   completions?: CompletionFigures;
   jobCreation?: Observed<JobCreationFigures>;
@@ -48,6 +50,7 @@ const mb = (bytes: number | null | undefined): string => (bytes == null ? 'n/a' 
 export function rowsOf(results: Results): ReportRow[] {
   const rows: ReportRow[] = [...unreadBodyRows(results.unreadBodies)];
   const { claims, completions, jobCreation, logIngest, artifact } = results;
+  if (results.push !== undefined) rows.push(...pushRows(results.push));
   if (claims !== undefined) {
     rows.push({
       metric: `Claims/s, ${claims.concurrency} concurrent claimers (${claims.claims} tasks)`,

@@ -5,8 +5,8 @@
 //   BENCH_QUICK=1               a scaled-down run for checking the benchmark itself (figures not comparable)
 //   BENCH_SERVER_LOG=<file>     append everything the server and baseline print to <file>
 //   BENCH_SERVER_NODE_ARGS=...  extra node flags for the server and the baseline, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
-//   BENCH_ONLY=claims,jobs,logs,artifact,unread-bodies   run only some steps
-import { mkdtemp, rm } from 'node:fs/promises';
+//   BENCH_ONLY=push,unread-bodies,claims,jobs,logs,artifact   run only some steps
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PipelineApi } from './api.js';
@@ -15,6 +15,7 @@ import { findRepositoryRoot } from '../testing/repository-root.js';
 import { adminCli, createBenchRepository, describeCheckout } from './fixtures.js';
 import { keepAliveAgent } from './http-client.js';
 import { freePort, peakRss, startChild, type ChildServer } from './processes.js';
+import { measurePushPath, type PushSettings } from './push.js';
 import { say } from './progress.js';
 import { formatTable, writeJson } from './report.js';
 import { rowsOf, TARGETS, type Results } from './results.js';
@@ -41,8 +42,11 @@ const SETTINGS: Settings = {
  */
 const SERVER_HEARTBEAT_INTERVAL = 60;
 
-type Step = 'unread-bodies' | 'claims' | 'jobs' | 'logs' | 'artifact';
-const STEPS: Step[] = ['unread-bodies', 'claims', 'jobs', 'logs', 'artifact'];
+const PUSH_SETTINGS: PushSettings = { pushes: QUICK ? 5 : 20, warmup: 2, burst: 50, burstRounds: QUICK ? 1 : 5 };
+
+// The push step runs first: its worker would otherwise claim the tasks the other steps leave waiting.
+type Step = 'push' | 'unread-bodies' | 'claims' | 'jobs' | 'logs' | 'artifact';
+const STEPS: Step[] = ['push', 'unread-bodies', 'claims', 'jobs', 'logs', 'artifact'];
 const only = process.env.BENCH_ONLY?.split(',').map((step) => step.trim());
 const enabled = (step: Step): boolean => only === undefined || only.includes(step);
 
@@ -96,6 +100,11 @@ async function measure(root: string, temp: string, results: Results): Promise<st
       nodeArgs: serverNodeArgs,
       env: cleanEnvironment(),
     };
+    if (enabled('push')) {
+      const scratch = join(temp, 'push');
+      await mkdir(scratch);
+      results.push = await measurePushPath({ conveyorBin, serverEnv: env, env: cleanEnvironment(), baseUrl: bench.api.baseUrl, scratch, settings: PUSH_SETTINGS });
+    }
     // First, while the server is fresh: it compares RSS against idle.
     if (enabled('unread-bodies')) results.unreadBodies = await measureUnreadBodies(bench);
     if (enabled('claims')) Object.assign(results, await measureClaims(bench));
@@ -154,7 +163,7 @@ async function main(): Promise<void> {
     durationSeconds: round((Date.now() - started) / 1000, 1),
     // The machine is shared: 1, 5 and 15 minute load averages before and after the run.
     machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? null, node: process.version, platform: process.platform, loadBefore, loadAfter },
-    settings: { ...SETTINGS, serverHeartbeatInterval: SERVER_HEARTBEAT_INTERVAL },
+    settings: { ...SETTINGS, push: PUSH_SETTINGS, serverHeartbeatInterval: SERVER_HEARTBEAT_INTERVAL },
     targets: TARGETS,
     results,
     serverWarnings,

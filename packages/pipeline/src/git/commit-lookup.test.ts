@@ -31,7 +31,10 @@ describe('finding a commit, and why it is not there', () => {
     await git(temp.path, ['clone', '--quiet', '--bare', work, bare]);
     repos = createRepositories({ dataPath: join(temp.path, 'data'), fetchTimeoutMs: 10_000 });
   });
-  after(() => temp.remove());
+  after(async () => {
+    await repos.close();
+    await temp.remove();
+  });
 
   it('fetches a FILE:// URL (upper-case scheme) like a file:// one', async () => {
     const url = pathToFileURL(bare).href.replace(/^file:/, 'FILE:');

@@ -1,8 +1,6 @@
-import type { FileAtCommit } from './repositories.js';
+import type { CatFilePool } from './cat-file.js';
 import { hasControlCharacter, isCommitId } from './commit-id.js';
-import { ceilingFor, describeGitFailure, runGit, type GitContext } from './git-process.js';
-
-const BLOB_SIZE = /^blob (\d+)$/;
+import type { FileAtCommit } from './repositories.js';
 
 /**
  * A path inside the tree, as `<sha>:<path>` understands it. `./` and `../` would be read relative to
@@ -13,27 +11,21 @@ function isTreePath(path: string): boolean {
   return path.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
 }
 
-/** Asks for the object's type and size first, so a large file is refused without being read. */
-export async function readFileAtCommit(context: GitContext, directory: string, sha: string, path: string, maxBytes: number): Promise<FileAtCommit> {
+/**
+ * Asks for the object's type and size first, so a large file is refused without git even sending it;
+ * the read itself is bounded too (its bytes are skipped above the limit).
+ */
+export async function readFileAtCommit(catFile: CatFilePool, directory: string, sha: string, path: string, maxBytes: number): Promise<FileAtCommit> {
   if (!isCommitId(sha) || !isTreePath(path)) return { kind: 'missing' };
-  const object = `${sha}:${path}`;
-  const ceiling = ceilingFor(directory);
-  const check = await runGit(context, {
-    args: ['-C', directory, 'cat-file', '--batch-check=%(objecttype) %(objectsize)'],
-    stdin: `${object}\n`,
-    ceiling,
-  });
-  if (check.code !== 0) throw new Error(describeGitFailure(`git cat-file in ${directory}`, check));
-  // A tree (directory), a gitlink or "<object> missing" all mean there is no file to read.
-  const size = BLOB_SIZE.exec(check.stdout.toString('utf8').trim())?.[1];
-  if (size === undefined) return { kind: 'missing' };
-  const bytes = Number(size);
-  if (bytes > maxBytes) return { kind: 'too-large', size: bytes };
-  const content = await runGit(context, {
-    args: ['-C', directory, 'cat-file', 'blob', '--end-of-options', object],
-    stdoutLimit: bytes,
-    ceiling,
-  });
-  if (content.code !== 0) throw new Error(describeGitFailure(`git cat-file blob ${object}`, content));
-  return { kind: 'ok', content: content.stdout };
+  // `^{commit}`: a tree's id would otherwise do as well as a commit's (an annotated tag still peels).
+  const object = `${sha}^{commit}:${path}`;
+  const info = await catFile.info(directory, object);
+  // A tree (directory), a gitlink or a missing commit or path all mean there is no file to read.
+  if (info === null || info.type !== 'blob') return { kind: 'missing' };
+  if (info.size > maxBytes) return { kind: 'too-large', size: info.size };
+  // Ask for the object id just seen: the same bytes whatever happens to the repository meanwhile.
+  const read = await catFile.contents(directory, info.oid, maxBytes);
+  if (read === null) return { kind: 'missing' };
+  if (read.content === null) return { kind: 'too-large', size: read.size };
+  return { kind: 'ok', content: read.content };
 }

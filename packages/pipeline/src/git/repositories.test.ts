@@ -41,7 +41,10 @@ describe('repositories through the git CLI', () => {
     await git(temp.path, ['clone', '--quiet', '--bare', work, bare]);
     repos = createRepositories({ dataPath: join(temp.path, 'data'), fetchTimeoutMs: 10_000, observeGit: (args) => gitRuns.push([...args]) });
   });
-  after(() => temp.remove());
+  after(async () => {
+    await repos.close();
+    await temp.remove();
+  });
 
   it('finds commits in a non-bare and a bare local repository', async () => {
     assert.equal(await repos.ensureCommit(work, first), true);
@@ -72,9 +75,8 @@ describe('repositories through the git CLI', () => {
   });
 
   it('refuses a file above the limit without reading it', async () => {
-    gitRuns.length = 0;
+    // The size comes from an `info` request; that the bytes are never buffered is in cat-file.test.ts.
     assert.deepEqual(await repos.readFile(bare, first, 'big.txt', 4999), { kind: 'too-large', size: 5000 });
-    assert.ok(gitRuns.every((args) => !args.includes('blob')), 'the blob content was not asked for');
     const exact = await repos.readFile(bare, first, 'big.txt', 5000);
     assert.equal(exact.kind === 'ok' && exact.content.length, 5000);
   });

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { failedStream, streamArchive } from './archive.js';
+import { createCatFilePool, type CatFilePool } from './cat-file.js';
 import { hasControlCharacter, isCommitId } from './commit-id.js';
 import { createFetchQueue } from './fetch-queue.js';
 import { ceilingFor, runGit, type GitContext } from './git-process.js';
@@ -21,6 +22,8 @@ export interface RepositoriesOptions {
   fetchTimeoutMs: number;
   /** Called with every git argument list before it runs (lets tests count fetches against real git). */
   observeGit?: (args: readonly string[]) => void;
+  /** How long an unused `git cat-file` process is kept (default 30 s). */
+  catFileIdleMs?: number;
 }
 
 /**
@@ -48,6 +51,8 @@ export interface Repositories {
   readFile(repo: string, sha: string, path: string, maxBytes: number): Promise<FileAtCommit>;
   /** The tree at a commit as a gzip tar stream (`git archive`); errors surface as stream errors. */
   archive(repo: string, sha: string): Readable;
+  /** Ends the long-lived git processes; call once nothing uses the repositories any more. */
+  close(): Promise<void>;
 }
 
 const NULL_COMMIT = '0'.repeat(40);
@@ -58,12 +63,16 @@ function isRefName(ref: string): boolean {
   return !/[\s~^:?*[\\]|\.\.|@\{|\/\/|\/$|\.lock$|^\/|\.$/.test(ref);
 }
 
-async function hasCommit(context: GitContext, directory: string, sha: string): Promise<boolean> {
-  const result = await runGit(context, {
-    args: ['-C', directory, 'cat-file', '-e', '--end-of-options', `${sha}^{commit}`],
-    ceiling: ceilingFor(directory),
-  });
-  return result.code === 0;
+/**
+ * An annotated tag's id peels to its commit, as before. A repository git cannot open (a path that is
+ * gone) has no commits: the failure is the same answer the caller gets for an unknown sha.
+ */
+async function hasCommit(catFile: CatFilePool, directory: string, sha: string): Promise<boolean> {
+  try {
+    return (await catFile.info(directory, `${sha}^{commit}`))?.type === 'commit';
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -72,6 +81,7 @@ async function hasCommit(context: GitContext, directory: string, sha: string): P
  */
 export function createRepositories(options: RepositoriesOptions): Repositories {
   const context: GitContext = { observe: options.observeGit };
+  const catFile = createCatFilePool({ context, ceilingOf: ceilingFor, idleMs: options.catFileIdleMs });
   const directoryOf = (location: Location & { kind: 'path' | 'url' }): string =>
     location.kind === 'path' ? location.path : mirrorPathFor(options.dataPath, location.url);
 
@@ -80,12 +90,15 @@ export function createRepositories(options: RepositoriesOptions): Repositories {
     const mirror = mirrorPathFor(options.dataPath, url);
     // The fetch that ran while these callers waited may already have brought what they need.
     if (await isDirectory(mirror)) {
-      const present = await Promise.all([...shas].map((sha) => hasCommit(context, mirror, sha)));
+      const present = await Promise.all([...shas].map((sha) => hasCommit(catFile, mirror, sha)));
       if (present.every(Boolean)) return null;
     }
-    return updateMirror(context, url, mirror, options.fetchTimeoutMs).catch((error: unknown) =>
+    const failure = await updateMirror(context, url, mirror, options.fetchTimeoutMs).catch((error: unknown) =>
       error instanceof Error ? error.message : String(error),
     );
+    // A process started before the mirror was cloned (or replaced) must not answer for the new one.
+    catFile.retire(mirror);
+    return failure;
   });
 
   async function findCommit(repo: string, sha: string): Promise<CommitLookup> {
@@ -94,10 +107,10 @@ export function createRepositories(options: RepositoriesOptions): Repositories {
     if (location.kind === 'refused') return { found: false, reason: `the project's repository is unusable: ${location.message}` };
     const directory = directoryOf(location);
     const missing = { found: false, reason: `${sha} is not a commit of the project's repository; push it first` } as const;
-    if (location.kind === 'path') return (await hasCommit(context, directory, sha)) ? { found: true } : missing;
-    if ((await isDirectory(directory)) && (await hasCommit(context, directory, sha))) return { found: true };
+    if (location.kind === 'path') return (await hasCommit(catFile, directory, sha)) ? { found: true } : missing;
+    if ((await isDirectory(directory)) && (await hasCommit(catFile, directory, sha))) return { found: true };
     const failure = await queue.request(location.url, sha);
-    if ((await isDirectory(directory)) && (await hasCommit(context, directory, sha))) return { found: true };
+    if ((await isDirectory(directory)) && (await hasCommit(catFile, directory, sha))) return { found: true };
     if (failure === null) return missing;
     return {
       found: false,
@@ -146,7 +159,7 @@ export function createRepositories(options: RepositoriesOptions): Repositories {
       const directory = directoryOf(location);
       // A URL whose mirror was never made has no commits yet.
       if (location.kind === 'url' && !(await isDirectory(directory))) return { kind: 'missing' };
-      return readFileAtCommit(context, directory, sha, path, maxBytes);
+      return readFileAtCommit(catFile, directory, sha, path, maxBytes);
     },
 
     archive(repo, sha) {
@@ -154,5 +167,7 @@ export function createRepositories(options: RepositoriesOptions): Repositories {
       if (location.kind === 'refused') return failedStream(location.message);
       return streamArchive(context, directoryOf(location), sha);
     },
+
+    close: () => catFile.close(),
   };
 }

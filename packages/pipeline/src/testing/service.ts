@@ -141,6 +141,7 @@ export async function startTestService(
     async halt() {
       shutdown.abort();
       await app.close();
+      await deps.repos.close();
       await deps.store.close();
     },
   };
