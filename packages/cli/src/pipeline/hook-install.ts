@@ -19,6 +19,10 @@ interface ShellHookArguments {
 
 /** `hook install` writes the sh post-receive hook into a repository; `hook print` prints it. */
 export async function runShellHookCommand(command: 'install' | 'print', argv: string[], io: CommandIO, usage: string): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.stdout(usage);
+    return EXIT_OK;
+  }
   const parsed = parseShellHookArguments(command, argv, usage);
   const secretFile = resolve(parsed.secretFile);
   // The hook reads the file at every push; a wrong path found now saves a failed push later.

@@ -222,5 +222,10 @@ describe('conveyor pipeline hook post-receive', () => {
     const io = captureIO([]);
     assert.equal(await runHookCommand(['--help'], io), 0);
     assert.match(io.out.join(''), /Usage: conveyor pipeline hook post-receive/);
+    for (const command of ['install', 'print']) {
+      const shown = captureIO([]);
+      assert.equal(await runHookCommand([command, '--help'], shown), 0, command);
+      assert.match(shown.out.join(''), /conveyor pipeline hook install --repo REPO/, command);
+    }
   });
 });

@@ -9,7 +9,7 @@ const USAGE = `Usage: conveyor pipeline hook post-receive --url URL --project NA
        conveyor pipeline hook install --repo REPO --url URL --project NAME --secret-file FILE [--force]
        conveyor pipeline hook print --url URL --project NAME --secret-file FILE
 
-install writes REPO's post-receive hook as a plain sh script (od, openssl and curl; no node at push
+install writes REPO's post-receive hook as a plain sh script (curl, and sha256sum or openssl; no node at push
 time, so pushes are answered sooner); print writes that script to standard output.
 
 post-receive runs as a bare repository's post-receive hook: reads git's "<old> <new> <ref>" lines from standard input
