@@ -7,6 +7,7 @@
 // also covered over HTTP (http/routes/claim-concurrency.test.ts).
 import { describe } from 'node:test';
 import { registerArtifactContract } from './contract-artifacts.js';
+import { registerEventContract } from './contract-events.js';
 import { registerRecordContract } from './contract-records.js';
 import { registerSchedulingContract } from './contract-scheduling.js';
 import type { PipelineStore } from './types.js';
@@ -25,5 +26,6 @@ export function runStoreContract(name: string, openStore: OpenStore): void {
     registerRecordContract(openStore);
     registerSchedulingContract(openStore);
     registerArtifactContract(openStore);
+    registerEventContract(openStore);
   });
 }

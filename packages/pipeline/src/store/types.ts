@@ -155,6 +155,36 @@ export interface TaskTransition {
   workBecameAvailable: boolean;
 }
 
+/**
+ * One recorded change of a job or one of its tasks, in the order the changes were committed. `seq` is
+ * increasing across the whole store, so "every event after seq N" is a position a reader can resume from.
+ */
+export type JobEvent = JobStateEvent | TaskStateEvent;
+
+/** A job was created (its first event) or its state changed. */
+export interface JobStateEvent {
+  kind: 'job';
+  seq: number;
+  /** The job as it is now; `state` and `finishedAt` below are as they were at this event. */
+  job: Job;
+  state: JobState;
+  finishedAt: number | null;
+}
+
+/** A task was created or its state or attempt changed; the fields are as they were at this event. */
+export interface TaskStateEvent {
+  kind: 'task';
+  seq: number;
+  jobId: string;
+  taskId: string;
+  name: string;
+  state: TaskState;
+  attempt: number;
+  exitCode: number | null;
+  startedAt: number | null;
+  finishedAt: number | null;
+}
+
 export type ProjectChanges = Partial<Pick<Project, 'enabled' | 'visibility' | 'repo' | 'triggerSecret' | 'ownerUserId'>>;
 
 /** Raised by the store for a uniqueness violation (a taken project name, say). */
@@ -278,6 +308,17 @@ export interface PipelineStore {
   listExpiredArtifacts(now: number, limit: number): Promise<StoredArtifact[]>;
   /** Gives stored artifacts without an expiry (recorded before retention existed) `createdAt + retentionMs`; returns how many. */
   assignMissingArtifactExpiry(retentionMs: number): Promise<number>;
+
+  /**
+   * The events of one job with `seq` above `afterSeq`, oldest first, at most `limit`. Every Atomic
+   * method that creates a job or changes a job's state, or a task's state or attempt, records one
+   * event per change in the same transaction, so a reader never sees a change without its event; and
+   * an event is visible only after every event with a lower `seq` (a reader resuming after `seq` N
+   * misses nothing and repeats nothing).
+   */
+  listJobEvents(jobId: string, afterSeq: number, limit: number): Promise<JobEvent[]>;
+  /** As listJobEvents, for the job events (creation, state changes; no task events) of every job of a project. */
+  listProjectJobEvents(projectId: string, afterSeq: number, limit: number): Promise<JobStateEvent[]>;
 
   close(): Promise<void>;
 }

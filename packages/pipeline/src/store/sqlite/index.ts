@@ -1,6 +1,7 @@
 import type { PipelineStore } from '../types.js';
 import { createArtifactMethods } from './artifacts.js';
 import { openDatabase } from './database.js';
+import { createEventMethods } from './events.js';
 import { createJobMethods } from './jobs.js';
 import { createProjectMethods } from './projects.js';
 import { createTaskMethods } from './tasks.js';
@@ -17,6 +18,7 @@ export function openSqliteStore(path: string): PipelineStore {
     ...createJobMethods(db),
     ...createTaskMethods(db),
     ...createArtifactMethods(db),
+    ...createEventMethods(db),
     close: async () => {
       db.close();
     },
