@@ -5,6 +5,7 @@ import { noSessions, type SessionResolver } from './http/credentials.js';
 import { keepRawBodies } from './http/body.js';
 import { installErrorHandler, installNotFoundHandler } from './http/error-handler.js';
 import { registerOpenApiRoute } from './http/openapi/route.js';
+import { registerLiveRoutes } from './http/routes/live.js';
 import { registerReadRoutes } from './http/routes/reads.js';
 import { registerTriggerRoutes } from './http/routes/triggers.js';
 import { registerWorkerRoutes } from './http/routes/worker.js';
@@ -50,6 +51,7 @@ export async function pipelinePlugin(app: FastifyInstance, options: PipelinePlug
   };
   registerTriggerRoutes(app, context);
   registerReadRoutes(app, context);
+  registerLiveRoutes(app, context);
   registerWorkerRoutes(app, context);
   if (options.serveOpenApi ?? true) registerOpenApiRoute(app);
 }

@@ -30,6 +30,8 @@ export interface PipelineConfig {
   requestTimeoutMs: number;
   /** Streamed uploads (artifacts) are bound by this rate instead: fewest bytes per second, per request-timeout window. */
   uploadMinBytesPerSecond: number;
+  /** Milliseconds between the comment lines that keep an idle event stream (log follow, job events) open through proxies. */
+  sseKeepAliveMs: number;
 }
 
 const GIB = 1024 * 1024 * 1024;
@@ -55,5 +57,6 @@ export function readPipelineConfig(env: Env = process.env): PipelineConfig {
     logLevel: read.oneOf('PIPELINE_LOG_LEVEL', 'info', LOG_LEVELS),
     requestTimeoutMs: read.integer('PIPELINE_REQUEST_TIMEOUT', 60, { min: 1, max: 3600 }) * 1000,
     uploadMinBytesPerSecond: read.integer('PIPELINE_UPLOAD_MIN_RATE', 1024, { min: 1, max: 2 ** 30 }),
+    sseKeepAliveMs: read.integer('PIPELINE_SSE_KEEPALIVE', 15, { min: 1, max: 3600 }) * 1000,
   });
 }

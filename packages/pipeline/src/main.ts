@@ -5,6 +5,7 @@ import { systemClock, type Clock } from '@conveyor/kit';
 import type { PipelineConfig } from './config.js';
 import { removeExpiredArtifacts, removeUnsettledArtifacts } from './domain/artifacts.js';
 import type { PipelineDeps } from './domain/deps.js';
+import { EventHub } from './domain/events.js';
 import { WorkSignal } from './domain/work-signal.js';
 import { reapExpiredTasks } from './domain/worker-protocol.js';
 import { createRepositories } from './git/repositories.js';
@@ -24,6 +25,7 @@ export function openPipeline(config: PipelineConfig, clock: Clock = systemClock)
     repos: createRepositories({ dataPath: config.dataPath, fetchTimeoutMs: config.gitTimeoutMs }),
     clock,
     work: new WorkSignal(),
+    events: new EventHub(),
   };
 }
 
