@@ -2,6 +2,7 @@ import type { ClaimFigures, CompletionFigures } from './claims.js';
 import type { JobCreationFigures } from './jobs.js';
 import type { LogIngestFigures } from './logs.js';
 import type { ReportRow } from './report.js';
+import type { SseLatencyFigures } from './sse.js';
 import { MIB } from './stats.js';
 import { unreadBodyRows, type UnreadBodyFigures } from './unread-bodies.js';
 import type { UploadFigures } from './uploads.js';
@@ -12,6 +13,7 @@ export const TARGETS = {
   jobCreationP50Ms: 50,
   artifactRatio: 0.8,
   peakRssBytes: 200e6,
+  sseLatencyP50Ms: 50,
 };
 
 /** What a server process did during a step, and what the load generator (this process) spent meanwhile. */
@@ -40,6 +42,7 @@ export interface Results {
   };
   serverPeakRssBytes?: number | null;
   unreadBodies?: UnreadBodyFigures;
+  sse?: SseLatencyFigures;
 }
 
 const mb = (bytes: number | null | undefined): string => (bytes == null ? 'n/a' : `${(bytes / 1e6).toFixed(1)} MB`);
@@ -97,6 +100,16 @@ export function rowsOf(results: Results): ReportRow[] {
       met: artifact.ratio >= TARGETS.artifactRatio,
     });
     rows.push({ metric: 'Baseline server peak RSS (VmHWM)', value: mb(artifact.baselinePeakRssBytes), target: '-', met: null });
+  }
+  if (results.sse !== undefined) {
+    const { sse } = results;
+    rows.push({
+      metric: `Log append answered -> SSE event at a follower, p50 (${sse.appends} appends of ${sse.chunkBytes} B)`,
+      value: `${sse.p50Ms.toFixed(2)} ms`,
+      target: `< ${TARGETS.sseLatencyP50Ms} ms`,
+      met: sse.p50Ms < TARGETS.sseLatencyP50Ms,
+    });
+    rows.push({ metric: 'Log append answered -> SSE event, p95', value: `${sse.p95Ms.toFixed(2)} ms`, target: '-', met: null });
   }
   if (results.serverPeakRssBytes !== undefined) {
     const peak = results.serverPeakRssBytes;
