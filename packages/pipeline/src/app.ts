@@ -10,6 +10,7 @@ import { registerOpenApiRoute } from './http/openapi/route.js';
 import { registerManageJobRoutes } from './http/routes/manage-jobs.js';
 import { registerManageProjectRoutes } from './http/routes/manage-projects.js';
 import { registerManageWorkerRoutes } from './http/routes/manage-workers.js';
+import { registerLiveRoutes } from './http/routes/live.js';
 import { registerReadRoutes } from './http/routes/reads.js';
 import { registerTriggerRoutes } from './http/routes/triggers.js';
 import { registerWorkerRoutes } from './http/routes/worker.js';
@@ -57,6 +58,7 @@ export async function pipelinePlugin(app: FastifyInstance, options: PipelinePlug
   forwardSessionCookies(app, context.sessions);
   registerTriggerRoutes(app, context);
   registerReadRoutes(app, context);
+  registerLiveRoutes(app, context);
   registerWorkerRoutes(app, context);
   registerManageJobRoutes(app, context);
   registerManageProjectRoutes(app, context);

@@ -35,6 +35,8 @@ export interface PipelineConfig {
   signinUrl: string | null;
   /** Streamed uploads (artifacts) are bound by this rate instead: fewest bytes per second, per request-timeout window. */
   uploadMinBytesPerSecond: number;
+  /** Milliseconds between the comment lines that keep an idle event stream (log follow, job events) open through proxies. */
+  sseKeepAliveMs: number;
 }
 
 const GIB = 1024 * 1024 * 1024;
@@ -61,5 +63,6 @@ export function readPipelineConfig(env: Env = process.env): PipelineConfig {
     requestTimeoutMs: read.integer('PIPELINE_REQUEST_TIMEOUT', 60, { min: 1, max: 3600 }) * 1000,
     signinUrl: read.httpUrl('PIPELINE_SIGNIN_URL')?.replace(/\/+$/, '') ?? null,
     uploadMinBytesPerSecond: read.integer('PIPELINE_UPLOAD_MIN_RATE', 1024, { min: 1, max: 2 ** 30 }),
+    sseKeepAliveMs: read.integer('PIPELINE_SSE_KEEPALIVE', 15, { min: 1, max: 3600 }) * 1000,
   });
 }

@@ -6,6 +6,7 @@ import type { PipelineConfig } from './config.js';
 import { removeExpiredArtifacts, removeUnsettledArtifacts } from './domain/artifacts.js';
 import type { PipelineDeps } from './domain/deps.js';
 import { removeOrphanLogs } from './domain/manage-projects.js';
+import { EventHub } from './domain/events.js';
 import { WorkSignal } from './domain/work-signal.js';
 import type { SessionResolver } from './http/credentials.js';
 import { reapExpiredTasks } from './domain/worker-protocol.js';
@@ -26,6 +27,7 @@ export function openPipeline(config: PipelineConfig, clock: Clock = systemClock)
     repos: createRepositories({ dataPath: config.dataPath, fetchTimeoutMs: config.gitTimeoutMs }),
     clock,
     work: new WorkSignal(),
+    events: new EventHub(),
   };
 }
 

@@ -56,6 +56,23 @@ export class PipelineApi {
     return { jobId: text(answer, 'job_id', 'job creation'), tasks: answer.tasks };
   }
 
+  /** The headers of a signed read: the trigger secret's signature over the empty body. */
+  get readHeaders(): Record<string, string> {
+    return { 'x-hub-signature-256': `sha256=${createHmac('sha256', this.project.triggerSecret).update('').digest('hex')}` };
+  }
+
+  /** The job a task belongs to, from the project-scoped task read. */
+  async jobOfTask(agent: Agent, taskId: string): Promise<string> {
+    const response = await call({
+      method: 'GET',
+      url: `${this.baseUrl}/api/v1/projects/${encodeURIComponent(this.project.name)}/tasks/${encodeURIComponent(taskId)}`,
+      headers: this.readHeaders,
+      agent,
+    });
+    expectStatus(response, 200, 'task read');
+    return text(record(record(jsonOf(response, 'task read'), 'task read').task, 'task read task'), 'job_id', 'task read');
+  }
+
   /** `POST /tasks/claim` without waiting: a task, or null on 204. */
   async claim(agent: Agent): Promise<ClaimedTaskRef | null> {
     const response = await call({

@@ -3,6 +3,7 @@ import type { JobCreationFigures } from './jobs.js';
 import type { LogIngestFigures } from './logs.js';
 import { pushRows, type PushFigures } from './push.js';
 import type { ReportRow } from './report.js';
+import type { SseLatencyFigures } from './sse.js';
 import { MIB } from './stats.js';
 import { unreadBodyRows, type UnreadBodyFigures } from './unread-bodies.js';
 import type { UploadFigures } from './uploads.js';
@@ -13,6 +14,7 @@ export const TARGETS = {
   jobCreationP50Ms: 50,
   artifactRatio: 0.8,
   peakRssBytes: 200e6,
+  sseLatencyP50Ms: 50,
 };
 
 /** What a server process did during a step, and what the load generator (this process) spent meanwhile. */
@@ -42,6 +44,7 @@ export interface Results {
   };
   serverPeakRssBytes?: number | null;
   unreadBodies?: UnreadBodyFigures;
+  sse?: SseLatencyFigures;
 }
 
 const mb = (bytes: number | null | undefined): string => (bytes == null ? 'n/a' : `${(bytes / 1e6).toFixed(1)} MB`);
@@ -100,6 +103,16 @@ export function rowsOf(results: Results): ReportRow[] {
       met: artifact.ratio >= TARGETS.artifactRatio,
     });
     rows.push({ metric: 'Baseline server peak RSS (VmHWM)', value: mb(artifact.baselinePeakRssBytes), target: '-', met: null });
+  }
+  if (results.sse !== undefined) {
+    const { sse } = results;
+    rows.push({
+      metric: `Log append answered -> SSE event at a follower, p50 (${sse.appends} appends of ${sse.chunkBytes} B)`,
+      value: `${sse.p50Ms.toFixed(2)} ms`,
+      target: `< ${TARGETS.sseLatencyP50Ms} ms`,
+      met: sse.p50Ms < TARGETS.sseLatencyP50Ms,
+    });
+    rows.push({ metric: 'Log append answered -> SSE event, p95', value: `${sse.p95Ms.toFixed(2)} ms`, target: '-', met: null });
   }
   if (results.serverPeakRssBytes !== undefined) {
     const peak = results.serverPeakRssBytes;

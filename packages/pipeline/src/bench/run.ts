@@ -5,7 +5,7 @@
 //   BENCH_QUICK=1               a scaled-down run for checking the benchmark itself (figures not comparable)
 //   BENCH_SERVER_LOG=<file>     append everything the server and baseline print to <file>
 //   BENCH_SERVER_NODE_ARGS=...  extra node flags for the server and the baseline, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
-//   BENCH_ONLY=push,unread-bodies,claims,jobs,logs,artifact   run only some steps
+//   BENCH_ONLY=push,unread-bodies,claims,jobs,logs,artifact,sse   run only some steps
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +21,7 @@ import { formatTable, writeJson } from './report.js';
 import { rowsOf, TARGETS, type Results } from './results.js';
 import { MIB, round } from './stats.js';
 import { measureArtifactUpload, measureClaims, measureJobCreation, measureLogIngest, type Bench, type Settings } from './steps.js';
+import { measureSseLatency } from './sse.js';
 import { measureUnreadBodies } from './unread-bodies.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -33,6 +34,8 @@ const SETTINGS: Settings = {
   jobCreationWarmup: 3,
   logBytes: (QUICK ? 8 : 48) * MIB,
   artifactBytes: (QUICK ? 64 : 1024) * MIB,
+  sseAppends: QUICK ? 50 : 200,
+  sseChunkBytes: 100,
 };
 
 /**
@@ -45,8 +48,8 @@ const SERVER_HEARTBEAT_INTERVAL = 60;
 const PUSH_SETTINGS: PushSettings = { pushes: QUICK ? 5 : 20, warmup: 2, burst: 50, burstRounds: QUICK ? 1 : 5 };
 
 // The push step runs first: its worker would otherwise claim the tasks the other steps leave waiting.
-type Step = 'push' | 'unread-bodies' | 'claims' | 'jobs' | 'logs' | 'artifact';
-const STEPS: Step[] = ['push', 'unread-bodies', 'claims', 'jobs', 'logs', 'artifact'];
+type Step = 'push' | 'unread-bodies' | 'claims' | 'jobs' | 'logs' | 'artifact' | 'sse';
+const STEPS: Step[] = ['push', 'unread-bodies', 'claims', 'jobs', 'logs', 'artifact', 'sse'];
 const only = process.env.BENCH_ONLY?.split(',').map((step) => step.trim());
 const enabled = (step: Step): boolean => only === undefined || only.includes(step);
 
@@ -110,9 +113,10 @@ async function measure(root: string, temp: string, results: Results): Promise<st
     if (enabled('claims')) Object.assign(results, await measureClaims(bench));
     if (enabled('jobs')) results.jobCreation = await measureJobCreation(bench);
     // The log and artifact steps claim tasks of their own: make sure there are some to claim.
-    if (enabled('logs') || enabled('artifact')) await bench.api.createJob(agent, repo.matrix64Sha);
+    if (enabled('logs') || enabled('artifact') || enabled('sse')) await bench.api.createJob(agent, repo.matrix64Sha);
     if (enabled('logs')) results.logIngest = await measureLogIngest(bench);
     if (enabled('artifact')) results.artifact = await measureArtifactUpload(bench);
+    if (enabled('sse')) results.sse = await measureSseLatency(bench);
     results.serverPeakRssBytes = peakRss(server.pid);
   } finally {
     agent.destroy();

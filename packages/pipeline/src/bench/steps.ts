@@ -22,6 +22,9 @@ export interface Settings {
   jobCreationWarmup: number;
   logBytes: number;
   artifactBytes: number;
+  /** Log appends whose event latency the sse step measures, and the size of each. */
+  sseAppends: number;
+  sseChunkBytes: number;
 }
 
 /** What every step works with. */

@@ -4,6 +4,7 @@ import { compilePipeline } from '../pipeline-file/compile.js';
 import { MAX_PIPELINE_FILE_BYTES, PIPELINE_FILE_NAME, type CompiledTask } from '../pipeline-file/types.js';
 import type { Job, Project } from '../store/types.js';
 import type { PipelineDeps } from './deps.js';
+import { publishJobChange } from './events.js';
 
 export interface JobRequest {
   sha: string;
@@ -56,5 +57,6 @@ export async function createJob(deps: PipelineDeps, project: Project, request: J
     deps.clock.now(),
   );
   if (tasks.some((task) => task.needs.length === 0)) deps.work.notify();
+  publishJobChange(deps.events, job);
   return { job, tasks: tasks.length };
 }

@@ -1,6 +1,7 @@
 import { errors, type ServiceError } from '../errors.js';
 import type { Task, Worker } from '../store/types.js';
 import type { PipelineDeps } from './deps.js';
+import { eventKeys } from './events.js';
 import { findHeldTask } from './worker-protocol.js';
 
 /** Where an attempt's log is kept. One blob per attempt, so a retry starts a clean log and keeps the old one. */
@@ -53,6 +54,7 @@ export async function appendLog(
     await deps.blobs.append(logKey(task.id, task.attempt), size, fresh);
     const newSize = size + fresh.length;
     if (!(await deps.store.setLogSize(task.id, worker.id, task.attempt, size, newSize))) throw await refusal(deps, worker, task);
+    deps.events.publish(eventKeys.task(task.id));
     return newSize;
   });
 }

@@ -2,6 +2,7 @@ import { errors } from '../errors.js';
 import type { Job, JobFilter, JobListing, Project, Task } from '../store/types.js';
 import type { PipelineDeps } from './deps.js';
 import { decodeJobCursor, encodeJobCursor } from './job-cursor.js';
+import { publishJobChange } from './events.js';
 import { createJob } from './jobs.js';
 import { viewerMayManage, type SessionViewer } from './policies.js';
 import type { JobRef } from './reads.js';
@@ -108,6 +109,8 @@ export async function rerunFailedTasksAs(deps: PipelineDeps, viewer: SessionView
   if (result.kind === 'running') throw errors.jobRunning();
   if (result.kind === 'nothing') throw errors.nothingToRerun();
   if (result.workBecameAvailable) deps.work.notify();
+  // Followers of the job and the project wake now rather than at their fallback re-check.
+  publishJobChange(deps.events, result.job);
   return { project, job: result.job, tasks: await deps.store.listTasksOfJob(job.id), rerun: result.tasks };
 }
 
@@ -116,5 +119,6 @@ export async function stopJobAs(deps: PipelineDeps, viewer: SessionViewer, ref: 
   const project = await loadManagedProject(deps, viewer, ref.project);
   const job = await loadJob(deps, project, ref.job);
   const canceled = await deps.store.cancelJob(job.id, deps.clock.now());
+  publishJobChange(deps.events, canceled);
   return { project, job: canceled, tasks: await deps.store.listTasksOfJob(job.id) };
 }

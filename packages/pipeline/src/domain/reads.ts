@@ -118,10 +118,22 @@ async function loadScopedTask(deps: PipelineDeps, credentials: ReadCredentials, 
   return { project, job, task };
 }
 
+/** The task whose log the path names, if the reader may read its job's logs: the log read's access rule, for reading and following alike. */
+export async function locateLog(deps: PipelineDeps, credentials: ReadCredentials, ref: TaskRef): Promise<{ project: Project; job: Job; task: Task }> {
+  const { project, job } = await loadReadableJob(deps, credentials, ref, mayReadJob);
+  return { project, job, task: await loadTaskOfJob(deps, job, ref.task) };
+}
+
+/** A project whose jobs the reader may read (its job list and job events); 404 otherwise. */
+export async function loadProjectOfJobs(deps: PipelineDeps, credentials: ReadCredentials, projectKey: string): Promise<Project> {
+  const project = await deps.store.findProject(projectKey);
+  if (project === null || !mayReadJob(await identifyReader(credentials, project), project)) throw errors.notFound();
+  return project;
+}
+
 /** One attempt's log (the current one unless `requestedAttempt` names another), never past its recorded size. */
 export async function openLog(deps: PipelineDeps, credentials: ReadCredentials, ref: TaskRef, requestedAttempt: number | null): Promise<BlobRead> {
-  const { job } = await loadReadableJob(deps, credentials, ref, mayReadJob);
-  const task = await loadTaskOfJob(deps, job, ref.task);
+  const { task } = await locateLog(deps, credentials, ref);
   const chosen = chooseLogAttempt(task, requestedAttempt);
   if (chosen === null) throw errors.notFound();
   const key = logKey(task.id, chosen.attempt);

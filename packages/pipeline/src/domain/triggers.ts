@@ -2,6 +2,7 @@ import { errors } from '../errors.js';
 import type { Job, Project, Task } from '../store/types.js';
 import { checkCancelBody } from './cancel-body.js';
 import type { PipelineDeps } from './deps.js';
+import { publishJobChange } from './events.js';
 import { mayTrigger, type SecretProof } from './policies.js';
 import type { JobRef } from './reads.js';
 import { findProjectInRealm } from './realm-scope.js';
@@ -44,5 +45,6 @@ export async function cancelJobByTrigger(
   if (job === null) throw errors.notFound();
   checkCancelBody(body, job);
   const canceled = await deps.store.cancelJob(job.id, deps.clock.now());
+  publishJobChange(deps.events, canceled);
   return { project, job: canceled, tasks: await deps.store.listTasksOfJob(job.id) };
 }

@@ -3,6 +3,7 @@ import type { ClaimRequest, ClaimedTask, CompleteRequest, TaskEndpoints } from '
 import { errors } from '../errors.js';
 import type { Job, Task, TaskTransition, Worker } from '../store/types.js';
 import type { PipelineDeps } from './deps.js';
+import { publishJobChange } from './events.js';
 import { maskSecrets, readSecretValues } from './masking.js';
 
 /** Longest a claim may be held open waiting for work. */
@@ -75,6 +76,8 @@ async function toClaimedTask(deps: PipelineDeps, task: Task, base: string): Prom
 export async function reapExpiredTasks(deps: PipelineDeps): Promise<TaskTransition[]> {
   const transitions = await deps.store.reapExpiredTasks(deps.clock.now());
   if (transitions.some((transition) => transition.workBecameAvailable)) deps.work.notify();
+  const jobs = new Map(transitions.map(({ task }) => [task.jobId, { id: task.jobId, projectId: task.projectId }]));
+  for (const job of jobs.values()) publishJobChange(deps.events, job);
   return transitions;
 }
 
@@ -105,7 +108,10 @@ export async function claimTask(
         timeoutGraceMs: deps.config.heartbeatInterval * 1000,
       },
     );
-    if (task !== null) return toClaimedTask(deps, task, options.baseUrl);
+    if (task !== null) {
+      publishJobChange(deps.events, { id: task.jobId, projectId: task.projectId });
+      return toClaimedTask(deps, task, options.baseUrl);
+    }
     const remaining = deadline - Date.now();
     if (remaining <= 0 || options.abort.aborted) return null;
     // Wake at least once a second so leases that lapse while we wait are reaped and reclaimable.
@@ -162,5 +168,6 @@ export async function completeTask(
   );
   if (transition === null) throw errors.notFound();
   if (transition.workBecameAvailable) deps.work.notify();
+  publishJobChange(deps.events, { id: transition.task.jobId, projectId: transition.task.projectId });
   return transition.task;
 }

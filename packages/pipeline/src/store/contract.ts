@@ -9,6 +9,7 @@ import { describe } from 'node:test';
 import { registerArtifactContract } from './contract-artifacts.js';
 import { registerManagementContract } from './contract-management.js';
 import { registerManageContract } from './contract-manage.js';
+import { registerEventContract } from './contract-events.js';
 import { registerRecordContract } from './contract-records.js';
 import { registerSchedulingContract } from './contract-scheduling.js';
 import type { PipelineStore } from './types.js';
@@ -29,5 +30,6 @@ export function runStoreContract(name: string, openStore: OpenStore): void {
     registerArtifactContract(openStore);
     registerManagementContract(openStore);
     registerManageContract(openStore);
+    registerEventContract(openStore);
   });
 }

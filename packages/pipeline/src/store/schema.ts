@@ -159,4 +159,43 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE projects ADD COLUMN realm TEXT NOT NULL DEFAULT 'system';
   `,
+  // Job events for followers (GET .../events): one row per job creation, job state change, task creation
+  // and task state or attempt change, written by triggers so that every transition (whoever writes it)
+  // records its event in its own transaction. AUTOINCREMENT never reuses a seq, and SQLite's single
+  // writer commits them in order, so "after seq N" is a resume position. Existing jobs and tasks get one
+  // event each, their state now.
+  `
+  CREATE TABLE job_events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    project_id TEXT NOT NULL,
+    job_id TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+    task_id TEXT,
+    state TEXT NOT NULL,
+    attempt INTEGER,
+    exit_code INTEGER,
+    started_at INTEGER,
+    finished_at INTEGER
+  );
+  CREATE INDEX job_events_of_job ON job_events (job_id, seq);
+  CREATE INDEX job_events_of_project ON job_events (project_id, seq) WHERE task_id IS NULL;
+  INSERT INTO job_events (project_id, job_id, state, finished_at)
+    SELECT project_id, id, state, finished_at FROM jobs ORDER BY seq;
+  INSERT INTO job_events (project_id, job_id, task_id, state, attempt, exit_code, started_at, finished_at)
+    SELECT project_id, job_id, id, state, attempt, exit_code, started_at, finished_at FROM tasks ORDER BY job_seq, position;
+  CREATE TRIGGER job_created AFTER INSERT ON jobs BEGIN
+    INSERT INTO job_events (project_id, job_id, state, finished_at) VALUES (NEW.project_id, NEW.id, NEW.state, NEW.finished_at);
+  END;
+  CREATE TRIGGER job_state_changed AFTER UPDATE OF state ON jobs WHEN OLD.state IS NOT NEW.state BEGIN
+    INSERT INTO job_events (project_id, job_id, state, finished_at) VALUES (NEW.project_id, NEW.id, NEW.state, NEW.finished_at);
+  END;
+  CREATE TRIGGER task_created AFTER INSERT ON tasks BEGIN
+    INSERT INTO job_events (project_id, job_id, task_id, state, attempt, exit_code, started_at, finished_at)
+      VALUES (NEW.project_id, NEW.job_id, NEW.id, NEW.state, NEW.attempt, NEW.exit_code, NEW.started_at, NEW.finished_at);
+  END;
+  CREATE TRIGGER task_state_changed AFTER UPDATE OF state, attempt ON tasks
+    WHEN OLD.state IS NOT NEW.state OR OLD.attempt IS NOT NEW.attempt BEGIN
+    INSERT INTO job_events (project_id, job_id, task_id, state, attempt, exit_code, started_at, finished_at)
+      VALUES (NEW.project_id, NEW.job_id, NEW.id, NEW.state, NEW.attempt, NEW.exit_code, NEW.started_at, NEW.finished_at);
+  END;
+  `,
 ];

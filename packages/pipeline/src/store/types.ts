@@ -182,6 +182,36 @@ export interface TaskTransition {
   workBecameAvailable: boolean;
 }
 
+/**
+ * One recorded change of a job or one of its tasks, in the order the changes were committed. `seq` is
+ * increasing across the whole store, so "every event after seq N" is a position a reader can resume from.
+ */
+export type JobEvent = JobStateEvent | TaskStateEvent;
+
+/** A job was created (its first event) or its state changed. */
+export interface JobStateEvent {
+  kind: 'job';
+  seq: number;
+  /** The job as it is now; `state` and `finishedAt` below are as they were at this event. */
+  job: Job;
+  state: JobState;
+  finishedAt: number | null;
+}
+
+/** A task was created or its state or attempt changed; the fields are as they were at this event. */
+export interface TaskStateEvent {
+  kind: 'task';
+  seq: number;
+  jobId: string;
+  taskId: string;
+  name: string;
+  state: TaskState;
+  attempt: number;
+  exitCode: number | null;
+  startedAt: number | null;
+  finishedAt: number | null;
+}
+
 export type ProjectChanges = Partial<Pick<Project, 'name' | 'enabled' | 'visibility' | 'repo' | 'triggerSecret' | 'ownerUserId'>>;
 
 /** Which projects a page of the management list holds. */
@@ -390,6 +420,16 @@ export interface PipelineStore {
   revokeApiToken(id: string, userId: string, realm: string, now: number): Promise<boolean>;
   /** Records a use; may skip the write when it was used a few seconds ago. */
   touchApiToken(id: string, now: number): Promise<void>;
+  /**
+   * The events of one job with `seq` above `afterSeq`, oldest first, at most `limit`. Every Atomic
+   * method that creates a job or changes a job's state, or a task's state or attempt, records one
+   * event per change in the same transaction, so a reader never sees a change without its event; and
+   * an event is visible only after every event with a lower `seq` (a reader resuming after `seq` N
+   * misses nothing and repeats nothing).
+   */
+  listJobEvents(jobId: string, afterSeq: number, limit: number): Promise<JobEvent[]>;
+  /** As listJobEvents, for the job events (creation, state changes; no task events) of every job of a project. */
+  listProjectJobEvents(projectId: string, afterSeq: number, limit: number): Promise<JobStateEvent[]>;
 
   close(): Promise<void>;
 }

@@ -8,6 +8,7 @@ import { createManualClock, type ManualClock } from '@conveyor/kit';
 import { readPipelineConfig, type PipelineConfig } from '../config.js';
 import type { PipelineDeps } from '../domain/deps.js';
 import { createProject, createWorker } from '../domain/projects.js';
+import { EventHub } from '../domain/events.js';
 import { WorkSignal } from '../domain/work-signal.js';
 import { commitFiles, initRepository, makeTempDir } from '../git/test-repos.js';
 import { createRepositories } from '../git/repositories.js';
@@ -85,6 +86,7 @@ export async function startTestService(
     repos: createRepositories({ dataPath: config.dataPath, fetchTimeoutMs: config.gitTimeoutMs }),
     clock,
     work: new WorkSignal(),
+    events: new EventHub(),
   };
   const shutdown = new AbortController();
   const app = await buildApp(deps, { sessions: options.sessions, shutdown: shutdown.signal, logStream: options.logStream });

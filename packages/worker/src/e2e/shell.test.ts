@@ -7,8 +7,7 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { commitFiles, makeRepo } from '../testing/git.js';
-import { FlakyProxy } from '../testing/flaky-proxy.js';
-import { seededRandom } from '../testing/log-server.js';
+import { FlakyProxy, seededRandom } from '@conveyor/kit/testing';
 import { byName, CONVEYOR_BIN, Proc, Stack } from './stack.js';
 
 // End to end: the real pipeline service, a real git repository, real `conveyor worker` processes

@@ -24,7 +24,7 @@ import { manageJobPaths } from './manage-jobs.js';
 import { managePaths } from './manage-paths.js';
 import { manageSchemas } from './manage-schemas.js';
 import { ref, schemas } from './schemas.js';
-import type { OpenApiDocument, PathItem } from '@conveyor/kit';
+import type { OpenApiDocument, Parameter, PathItem, Response } from '@conveyor/kit';
 
 /** Answers of `/trigger` and `/jobs`, checked in this order: 404, 401, 409, 400, 422. */
 const jobStartAnswers = {
@@ -101,6 +101,42 @@ const triggerPaths: Record<string, PathItem> = {
   },
 };
 
+const resumeHeader = header('Last-Event-ID', 'the last event `id` received: the stream resumes after it, losing and repeating nothing');
+const afterQuery: Parameter = { name: 'after', in: 'query', required: false, description: 'without Last-Event-ID: start after this event id (0, the default, replays every event)', schema: { type: 'string', pattern: '^[0-9]{1,15}$' } };
+const eventStream = (description: string): Response => ({ description: `${description} (headers \`Cache-Control: no-cache\`, \`X-Accel-Buffering: no\`)`, content: { 'text/event-stream': { schema: { type: 'string' } } } });
+const badResume = error('`Last-Event-ID` or `after` is not a non-negative integer');
+
+const livePaths: Record<string, PathItem> = {
+  '/api/v1/projects/{project}/jobs/{job}/events': {
+    get: {
+      operationId: 'followJobEvents',
+      tags: ['reads'],
+      summary: "Follow a job's state and its tasks' states as server-sent events",
+      description:
+        'Readable as the job is. Every change recorded since the job was created, then each new one: `event: job` with `{"id", "number", "state", "ref", "head_sha", "trigger", "actor", "created_at", "finished_at"}` ' +
+        'and `event: task` with `{"id", "job_id", "name", "state", "attempt", "exit_code", "started_at", "finished_at"}`, each as it was at that change. ' +
+        '`id` is the change\'s position in the service\'s event log (increasing, not consecutive); a reconnect with `Last-Event-ID` resumes after it. ' +
+        'The stream does not end when the job does (a re-run of failed tasks reopens it): close it when done. A comment line every PIPELINE_SSE_KEEPALIVE seconds keeps it open.',
+      security: [anonymous, signature, session],
+      parameters: [project, job, resumeHeader, afterQuery],
+      responses: { '200': eventStream('the events'), '400': badResume, '404': hidden, '500': internal },
+    },
+  },
+  '/api/v1/projects/{project}/events': {
+    get: {
+      operationId: 'followProjectEvents',
+      tags: ['reads'],
+      summary: "Follow a project's new jobs and job state changes as server-sent events",
+      description:
+        "Readable by whoever may read the project's jobs (anyone for a public project; the trigger secret or a session that may manage it for a private one). " +
+        '`event: job` as in the job events, one when a job is created and one on each change of its state; same `id` and resume rules.',
+      security: [anonymous, signature, session],
+      parameters: [project, resumeHeader, afterQuery],
+      responses: { '200': eventStream('the events'), '400': badResume, '404': hidden, '500': internal },
+    },
+  },
+};
+
 const readPaths: Record<string, PathItem> = {
   '/api/v1/projects/{project}/jobs/{job}': {
     get: {
@@ -118,7 +154,16 @@ const readPaths: Record<string, PathItem> = {
       operationId: 'readTaskLog',
       tags: ['reads'],
       summary: "Read a task's log",
-      description: "Readable as the job is. The current attempt's log unless `attempt` names an earlier one.",
+      description: [
+        "Readable as the job is. The current attempt's log unless `attempt` names an earlier one.",
+        '',
+        'With `Accept: text/event-stream` the log is followed as server-sent events, from the stored log (a restart of the service loses nothing). ' +
+          "First `event: attempt` with `{\"attempt\": n}` (the attempt followed: the current one, or the first for a task not yet started). " +
+          'Then unnamed events, each with up to 64 KiB of the log **base64-encoded** in `data` (logs are bytes: a character split between events, a CR or invalid UTF-8 survive; ' +
+          'decode with a streaming UTF-8 decoder) and `id` = the byte offset after them. `event: end` (`{"attempt", "size"}`, `id` = size) follows the last byte once the attempt is final; the service then closes the stream. ' +
+          'A reconnect with `Last-Event-ID` (or a first connection with `?offset=`) resumes exactly at that byte; follow one attempt by naming it in `attempt`. ' +
+          'A comment line every PIPELINE_SSE_KEEPALIVE seconds (15) keeps proxies from closing an idle stream.',
+      ].join('\n'),
       security: [anonymous, signature, session],
       parameters: [
         project,
@@ -126,11 +171,17 @@ const readPaths: Record<string, PathItem> = {
         task,
         attemptQuery('the attempt whose log to read (1, 2, ...)'),
         rangeHeader,
+        header('Accept', '`text/event-stream` to follow the log as server-sent events'),
+        header('Last-Event-ID', 'event stream only: the byte offset to resume at (the last `id` received)'),
+        { name: 'offset', in: 'query', required: false, description: 'event stream only, without Last-Event-ID: the byte offset to start at', schema: { type: 'string', pattern: '^[0-9]{1,15}$' } },
       ],
       responses: {
-        '200': { description: 'the log', content: { 'text/plain; charset=utf-8': { schema: { type: 'string' } } } },
+        '200': {
+          description: 'the log, or with `Accept: text/event-stream` the followed log (headers `Cache-Control: no-cache`, `X-Accel-Buffering: no`)',
+          content: { 'text/plain; charset=utf-8': { schema: { type: 'string' } }, 'text/event-stream': { schema: { type: 'string' } } },
+        },
         ...rangeAnswers('text/plain; charset=utf-8'),
-        '400': badAttempt,
+        '400': error('`attempt` is not a positive integer, or (event stream) `Last-Event-ID`/`offset` is not a non-negative integer or lies past the log'),
         '404': hidden,
         '500': internal,
       },
@@ -344,7 +395,7 @@ export const pipelineOpenApiDocument: OpenApiDocument = {
     { name: 'tokens', description: "the caller's API tokens for scripts" },
     { name: 'meta', description: 'about the API itself' },
   ],
-  paths: mergePaths(triggerPaths, readPaths, workerPaths, manageJobPaths, managePaths, documentPaths),
+  paths: mergePaths(triggerPaths, readPaths, livePaths, workerPaths, manageJobPaths, managePaths, documentPaths),
   components: {
     schemas: { ...schemas, ...manageSchemas },
     securitySchemes: {

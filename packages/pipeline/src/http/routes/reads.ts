@@ -6,6 +6,8 @@ import type { HttpContext } from '../context.js';
 import { readCredentials } from '../credentials.js';
 import { artifactUrl, presentArtifact, presentJob, presentTask, presentTaskSummary } from '../present.js';
 import { sendBlobBytes } from '../ranges.js';
+import { wantsEventStream } from '../sse.js';
+import { streamLog } from './live.js';
 
 type AttemptQuery = { attempt?: string };
 
@@ -48,8 +50,9 @@ export function registerReadRoutes(app: FastifyInstance, context: HttpContext): 
     return presentTaskRead(request, context, await readTask(deps, readCredentials(request, sessions), request.params, attempt));
   });
 
-  app.get<{ Params: TaskRef; Querystring: AttemptQuery }>('/api/v1/projects/:project/jobs/:job/tasks/:task/log', async (request, reply) => {
+  app.get<{ Params: TaskRef; Querystring: AttemptQuery & { offset?: string } }>('/api/v1/projects/:project/jobs/:job/tasks/:task/log', async (request, reply) => {
     const attempt = parseAttempt(request.query.attempt);
+    if (wantsEventStream(request)) return streamLog(request, reply, context, attempt);
     const log = await openLog(deps, readCredentials(request, sessions), request.params, attempt);
     reply.type('text/plain; charset=utf-8').header('x-content-type-options', 'nosniff');
     return sendBlobBytes(request, reply, log.size, log.read);

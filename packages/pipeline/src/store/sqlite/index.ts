@@ -3,6 +3,7 @@ import { createApiTokenMethods } from './api-tokens.js';
 import { createArtifactMethods } from './artifacts.js';
 import { openDatabase } from './database.js';
 import { createJobManagementMethods } from './job-management.js';
+import { createEventMethods } from './events.js';
 import { createJobMethods } from './jobs.js';
 import { createManageMethods } from './manage.js';
 import { createProjectMethods } from './projects.js';
@@ -25,6 +26,7 @@ export function openSqliteStore(path: string): PipelineStore {
     ...createArtifactMethods(db),
     ...createManageMethods(db),
     ...createApiTokenMethods(db),
+    ...createEventMethods(db),
     close: async () => {
       db.close();
     },

@@ -1,0 +1,3 @@
+/** Test support shared by the packages' tests: never imported by a service at run time. */
+export { FlakyProxy } from './flaky-proxy.js';
+export { seededRandom } from './random.js';
