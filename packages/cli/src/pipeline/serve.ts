@@ -22,6 +22,7 @@ database. It takes no arguments; these variables configure it:
   PIPELINE_ARTIFACT_RETENTION  30d                           how long artifacts are kept without expire_in
   PIPELINE_MAX_ARTIFACT_BYTES  10737418240 (10 GiB)          largest artifact file (413 past it)
   PIPELINE_MAX_TASK_ARTIFACT_BYTES 21474836480 (20 GiB)      all artifacts of one task attempt (413 past it)
+  PIPELINE_SSE_KEEPALIVE       15                            seconds between keep-alive comments of an event stream
   PIPELINE_SIGNIN_URL          (none)                        the sign-in service whose sessions count here
                                                              (e.g. http://127.0.0.1:4000); without it nobody
                                                              is signed in and every host is the system realm
