@@ -130,7 +130,7 @@ describe('access table on `conveyor serve`, with real sign-ins', () => {
   });
 });
 
-describe('access through separate services linked by PIPELINE_SIGNIN_URL (a representative subset)', () => {
+describe('access through separate services linked by PIPELINE_SIGNIN_URL', () => {
   let dir: string;
   let signin: SigninServer;
   let pipeline: RunningServer;
@@ -161,14 +161,15 @@ describe('access through separate services linked by PIPELINE_SIGNIN_URL (a repr
     await rm(dir, { recursive: true, force: true });
   });
 
-  const subset: Who[] = ['owner', 'system administrator', 'another member', 'a member of another realm', 'anonymous', 'a logged-out cookie'];
-  for (const what of ['job read', 'log read', 'artifact download']) {
-    for (const who of subset) {
-      const expected = MANAGERS.has(who) ? 200 : 404;
-      it(`${who}: ${what} of a private project is ${expected}`, async () => {
-        const answer = await send(pipeline.url, 'GET', readPaths(seeded.private)[what] ?? '', withCookie(seeded.cookies[who]));
-        assert.equal(answer.status, expected, answer.text);
-      });
+  for (const visibility of ['private', 'public'] as const) {
+    for (const what of ['job read', 'bare task read', 'scoped task read', 'log read', 'artifact download']) {
+      for (const who of EVERYONE) {
+        const expected = visibility === 'public' || MANAGERS.has(who) ? 200 : 404;
+        it(`${who}: ${what} of a ${visibility} project is ${expected}`, async () => {
+          const answer = await send(pipeline.url, 'GET', readPaths(seeded[visibility])[what] ?? '', withCookie(seeded.cookies[who]));
+          assert.equal(answer.status, expected, answer.text);
+        });
+      }
     }
   }
 
