@@ -1,3 +1,4 @@
 /** Test support shared by the packages' tests: never imported by a service at run time. */
 export { FlakyProxy } from './flaky-proxy.js';
 export { seededRandom } from './random.js';
+export { testOpenApiContract, type OpenApiContract } from './openapi-contract.js';
