@@ -1,50 +1,14 @@
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { trickle } from '@conveyor/kit/testing';
 import type { ClaimedTask } from '@conveyor/protocol';
 import { claimBody, startTestService, type TestProject, type TestService } from '../testing/service.js';
 
 const LIMIT_MS = 1500;
 const PIPELINE = 'tasks:\n  build:\n    image: x\n    script: [make]\n    artifacts: ["dist/*"]\n';
-
-interface Outcome {
-  /** Everything the server sent before it closed the connection. */
-  answer: string;
-  /** From the first byte sent to the close. */
-  elapsedMs: number;
-}
-
-/**
- * Sends `head` on a real socket, then one byte of `trickle` every `everyMs`, until the server closes
- * the connection (or `giveUpMs` passes, which fails the test).
- */
-function trickle(url: string, head: string, trickle: string, everyMs: number, giveUpMs = 15_000): Promise<Outcome> {
-  const { port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const started = Date.now();
-    const socket: Socket = connect(Number(port), '127.0.0.1');
-    let answer = '';
-    let sent = 0;
-    const ticker = setInterval(() => {
-      if (sent < trickle.length && socket.writable) socket.write(trickle[sent++] ?? '');
-    }, everyMs);
-    const giveUp = setTimeout(() => {
-      socket.destroy();
-      reject(new Error(`the server kept the connection open for ${giveUpMs} ms`));
-    }, giveUpMs);
-    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('utf8')));
-    socket.on('error', () => undefined);
-    socket.on('close', () => {
-      clearInterval(ticker);
-      clearTimeout(giveUp);
-      resolve({ answer, elapsedMs: Date.now() - started });
-    });
-    socket.write(head);
-  });
-}
 
 describe('request timeouts (PIPELINE_REQUEST_TIMEOUT)', () => {
   let service: TestService;
@@ -67,7 +31,7 @@ describe('request timeouts (PIPELINE_REQUEST_TIMEOUT)', () => {
     const head =
       `POST /api/v1/projects/slow/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
       `X-Hub-Signature-256: sha256=${'0'.repeat(64)}\r\nContent-Length: 1000\r\n\r\n`;
-    const outcome = await trickle(service.url, head, '{"sha":"'.padEnd(1000, 'a'), 1000);
+    const outcome = await trickle(Number(new URL(service.url).port), head, '{"sha":"'.padEnd(1000, 'a'), 1000);
     assert.ok(outcome.elapsedMs >= LIMIT_MS - 100 && outcome.elapsedMs < LIMIT_MS + 1500, `closed after ${outcome.elapsedMs} ms`);
     assert.match(outcome.answer, /^HTTP\/1\.1 408 /);
     assert.match(outcome.answer, /"error":"the request body arrived too slowly/);
@@ -76,7 +40,7 @@ describe('request timeouts (PIPELINE_REQUEST_TIMEOUT)', () => {
   });
 
   it('cuts request headers that never end', async () => {
-    const outcome = await trickle(service.url, 'POST /api/v1/tasks/claim HTTP/1.1\r\nHost: 127.0.0.1\r\n', 'X-Slow: '.padEnd(200, 'z'), 1000);
+    const outcome = await trickle(Number(new URL(service.url).port), 'POST /api/v1/tasks/claim HTTP/1.1\r\nHost: 127.0.0.1\r\n', 'X-Slow: '.padEnd(200, 'z'), 1000);
     assert.ok(outcome.elapsedMs < LIMIT_MS + 1500, `closed after ${outcome.elapsedMs} ms`);
     assert.match(outcome.answer, /^HTTP\/1\.1 408 /);
   });
@@ -86,7 +50,7 @@ describe('request timeouts (PIPELINE_REQUEST_TIMEOUT)', () => {
     const head =
       `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nX-Artifact-Path: dist/slow.bin\r\n` +
       `Content-Type: application/octet-stream\r\nContent-Length: 1000\r\n\r\n`;
-    const outcome = await trickle(service.url, head, 'x'.repeat(1000), 1000);
+    const outcome = await trickle(Number(new URL(service.url).port), head, 'x'.repeat(1000), 1000);
     // One window of LIMIT_MS, checked at its end.
     assert.ok(outcome.elapsedMs < 2 * LIMIT_MS + 1000, `closed after ${outcome.elapsedMs} ms`);
     assert.match(outcome.answer, /^HTTP\/1\.1 408 /);

@@ -1,39 +1,14 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { createManualClock } from '@conveyor/kit';
+import { trickle } from '@conveyor/kit/testing';
 import { createSigninService, type SigninService } from '../main.js';
 import { createSeedingDeps, makeTempDir, seedUser, send, TEST_PASSWORD } from '../testing/harness.js';
 
 const LIMIT_MS = 1500;
-
-/** Sends `head`, then one byte of `body` every `everyMs`, until the server closes the connection. */
-function trickle(port: number, head: string, body: string, everyMs: number, giveUpMs = 15_000): Promise<{ answer: string; elapsedMs: number }> {
-  return new Promise((resolve, reject) => {
-    const started = Date.now();
-    const socket = connect(port, '127.0.0.1');
-    let answer = '';
-    let sent = 0;
-    const ticker = setInterval(() => {
-      if (sent < body.length && socket.writable) socket.write(body[sent++] ?? '');
-    }, everyMs);
-    const giveUp = setTimeout(() => {
-      socket.destroy();
-      reject(new Error(`the server kept the connection open for ${giveUpMs} ms`));
-    }, giveUpMs);
-    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('utf8')));
-    socket.on('error', () => undefined);
-    socket.on('close', () => {
-      clearInterval(ticker);
-      clearTimeout(giveUp);
-      resolve({ answer, elapsedMs: Date.now() - started });
-    });
-    socket.write(head);
-  });
-}
 
 describe('request timeouts (AUTH_REQUEST_TIMEOUT)', () => {
   let dataDir: string;
