@@ -47,8 +47,8 @@ const STEPS: Step[] = ['unread-bodies', 'claims', 'jobs', 'logs', 'artifact', 's
 /** The steps measured on `conveyor pipeline serve`; session-reads runs on `conveyor serve` of its own. */
 const PIPELINE_SERVE_STEPS: Step[] = ['unread-bodies', 'claims', 'jobs', 'logs', 'artifact'];
 /** session-reads: alternating rounds of anonymous and session reads, this many seconds each. */
-const SESSION_READ_SECONDS = QUICK ? 2 : 5;
-const SESSION_READ_ROUNDS = 3;
+const SESSION_READ_SECONDS = QUICK ? 1 : 3;
+const SESSION_READ_ROUNDS = QUICK ? 3 : 7;
 const only = process.env.BENCH_ONLY?.split(',').map((step) => step.trim());
 const enabled = (step: Step): boolean => only === undefined || only.includes(step);
 
