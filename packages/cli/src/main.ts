@@ -4,6 +4,7 @@ import { EXIT_FAILURE, EXIT_USAGE, processIO, type CommandGroup, type CommandIO 
 const HELP = `Usage: conveyor <group> <command> [options]
        conveyor --version
 
+  conveyor dev                            serve, a local worker, an administrator and a demo project
   conveyor serve                          run the pipeline and sign-in services on one port
   conveyor pipeline serve                 run the pipeline service
   conveyor pipeline admin ...             manage projects, variables and workers
@@ -19,6 +20,7 @@ Run \`conveyor <group> --help\` for a group's commands, \`conveyor serve --help\
 /** Each group is loaded only when used, so `conveyor worker` does not load the services' code. */
 const groups: Record<string, () => Promise<CommandGroup>> = {
   serve: async () => (await import('./serve/index.js')).runServe,
+  dev: async () => (await import('./dev/index.js')).runDev,
   pipeline: async () => (await import('./pipeline/index.js')).runPipeline,
   signin: async () => (await import('./signin/index.js')).runSignin,
   worker: async () => (await import('./worker/index.js')).runWorker,

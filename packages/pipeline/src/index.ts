@@ -3,6 +3,8 @@ export { systemClock, type Clock } from '@conveyor/kit';
 export { ConfigError, readPipelineConfig, type PipelineConfig } from './config.js';
 export type { PipelineDeps } from './domain/deps.js';
 export * as admin from './domain/projects.js';
+export { createJob, type JobRequest } from './domain/jobs.js';
+export { authenticateWorker } from './domain/worker-auth.js';
 export { ServiceError } from './errors.js';
 export { widenHeapGrowth } from './heap.js';
 export type { SessionResolver, SessionViewer } from './http/credentials.js';

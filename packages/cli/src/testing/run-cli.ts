@@ -28,12 +28,20 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv, stdin = '', optio
   });
 }
 
-/** Starts a long-running `conveyor` command and resolves once a stdout line matches `ready`. */
-export function startCli(args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<{ child: ChildProcess; line: string; output: () => string }> {
+/**
+ * Starts a long-running `conveyor` command and resolves once a stdout line matches `ready` (within
+ * `timeoutMs`, default 15 s), in `cwd` when given.
+ */
+export function startCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+  options: { cwd?: string; timeoutMs?: number } = {},
+): Promise<{ child: ChildProcess; line: string; output: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CONVEYOR_BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CONVEYOR_BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], cwd: options.cwd });
     let output = '';
-    const timer = setTimeout(() => reject(new Error(`not ready in time:\n${output}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`not ready in time:\n${output}`)), options.timeoutMs ?? 15_000);
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       const line = output.split('\n').find((candidate) => ready.test(candidate));

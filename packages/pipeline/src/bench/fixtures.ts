@@ -57,7 +57,8 @@ export async function createBenchRepository(path: string, wideTasksPerJob: numbe
 }
 
 export interface AdminCli {
-  createProject(name: string, repo: string): Promise<{ id: string; triggerSecret: string }>;
+  /** `extra`: more `project create` flags (--visibility, --owner, ...). */
+  createProject(name: string, repo: string, extra?: string[]): Promise<{ id: string; triggerSecret: string }>;
   createWorker(name: string): Promise<{ token: string }>;
 }
 
@@ -75,8 +76,8 @@ export function adminCli(conveyorBin: string, env: NodeJS.ProcessEnv): AdminCli 
     return value;
   };
   return {
-    async createProject(name, repo) {
-      const project = await admin(['project', 'create', '--name', name, '--repo', repo]);
+    async createProject(name, repo, extra = []) {
+      const project = await admin(['project', 'create', '--name', name, '--repo', repo, ...extra]);
       return { id: text(project, 'id'), triggerSecret: text(project, 'trigger_secret') };
     },
     async createWorker(name) {

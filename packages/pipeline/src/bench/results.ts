@@ -6,6 +6,7 @@ import type { ReportRow } from './report.js';
 import type { SseLatencyFigures } from './sse.js';
 import { MIB } from './stats.js';
 import { unreadBodyRows, type UnreadBodyFigures } from './unread-bodies.js';
+import { SESSION_READ_TARGET_RATIO, sessionReadRows, type SessionReadFigures } from './session-reads.js';
 import type { UploadFigures } from './uploads.js';
 
 /** The targets of the issue; all figures are measured on the 2-core machines the service runs on. */
@@ -15,6 +16,7 @@ export const TARGETS = {
   artifactRatio: 0.8,
   peakRssBytes: 200e6,
   sseLatencyP50Ms: 50,
+  sessionReadRatio: SESSION_READ_TARGET_RATIO,
 };
 
 /** What a server process did during a step, and what the load generator (this process) spent meanwhile. */
@@ -45,6 +47,7 @@ export interface Results {
   serverPeakRssBytes?: number | null;
   unreadBodies?: UnreadBodyFigures;
   sse?: SseLatencyFigures;
+  sessionReads?: SessionReadFigures;
 }
 
 const mb = (bytes: number | null | undefined): string => (bytes == null ? 'n/a' : `${(bytes / 1e6).toFixed(1)} MB`);
@@ -123,5 +126,6 @@ export function rowsOf(results: Results): ReportRow[] {
       met: peak === null ? null : peak < TARGETS.peakRssBytes,
     });
   }
+  rows.push(...sessionReadRows(results.sessionReads));
   return rows;
 }

@@ -5,7 +5,7 @@
 //   BENCH_QUICK=1               a scaled-down run for checking the benchmark itself (figures not comparable)
 //   BENCH_SERVER_LOG=<file>     append everything the server and baseline print to <file>
 //   BENCH_SERVER_NODE_ARGS=...  extra node flags for the server and the baseline, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
-//   BENCH_ONLY=push,unread-bodies,claims,jobs,logs,artifact,sse   run only some steps
+//   BENCH_ONLY=push,unread-bodies,claims,jobs,logs,artifact,sse,session-reads   run only some steps
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +23,7 @@ import { MIB, round } from './stats.js';
 import { measureArtifactUpload, measureClaims, measureJobCreation, measureLogIngest, type Bench, type Settings } from './steps.js';
 import { measureSseLatency } from './sse.js';
 import { measureUnreadBodies } from './unread-bodies.js';
+import { measureSessionReads } from './session-reads.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 
@@ -48,8 +49,13 @@ const SERVER_HEARTBEAT_INTERVAL = 60;
 const PUSH_SETTINGS: PushSettings = { pushes: QUICK ? 5 : 20, warmup: 2, burst: 50, burstRounds: QUICK ? 1 : 5 };
 
 // The push step runs first: its worker would otherwise claim the tasks the other steps leave waiting.
-type Step = 'push' | 'unread-bodies' | 'claims' | 'jobs' | 'logs' | 'artifact' | 'sse';
-const STEPS: Step[] = ['push', 'unread-bodies', 'claims', 'jobs', 'logs', 'artifact', 'sse'];
+type Step = 'push' | 'unread-bodies' | 'claims' | 'jobs' | 'logs' | 'artifact' | 'sse' | 'session-reads';
+const STEPS: Step[] = ['push', 'unread-bodies', 'claims', 'jobs', 'logs', 'artifact', 'sse', 'session-reads'];
+/** The steps measured on `conveyor pipeline serve`; session-reads runs on `conveyor serve` of its own. */
+const PIPELINE_SERVE_STEPS: Step[] = ['push', 'unread-bodies', 'claims', 'jobs', 'logs', 'artifact', 'sse'];
+/** session-reads: alternating rounds of anonymous and session reads, this many seconds each. */
+const SESSION_READ_SECONDS = QUICK ? 1 : 3;
+const SESSION_READ_ROUNDS = QUICK ? 3 : 7;
 const only = process.env.BENCH_ONLY?.split(',').map((step) => step.trim());
 const enabled = (step: Step): boolean => only === undefined || only.includes(step);
 
@@ -132,9 +138,20 @@ async function main(): Promise<void> {
   const started = Date.now();
   const loadBefore = loadavg().map((value) => round(value, 2));
   say(`pipeline benchmark${QUICK ? ' (QUICK: scaled down, figures not comparable)' : ''}: node ${process.version}, ${cpus().length} cores, temp ${temp}`);
-  let serverOutput: string;
+  let serverOutput = '';
   try {
-    serverOutput = await measure(root, temp, results);
+    if (PIPELINE_SERVE_STEPS.some(enabled)) serverOutput = await measure(root, temp, results);
+    if (enabled('session-reads')) {
+      results.sessionReads = await measureSessionReads({
+        conveyorBin: join(root, 'packages', 'cli', 'bin', 'conveyor.js'),
+        temp,
+        env: cleanEnvironment(),
+        nodeArgs: (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter((arg) => arg !== ''),
+        connections: SETTINGS.concurrency,
+        secondsPerRound: SESSION_READ_SECONDS,
+        rounds: SESSION_READ_ROUNDS,
+      });
+    }
   } finally {
     say('cleaning up: removing the temp dir');
     await rm(temp, { recursive: true, force: true });
@@ -167,7 +184,7 @@ async function main(): Promise<void> {
     durationSeconds: round((Date.now() - started) / 1000, 1),
     // The machine is shared: 1, 5 and 15 minute load averages before and after the run.
     machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? null, node: process.version, platform: process.platform, loadBefore, loadAfter },
-    settings: { ...SETTINGS, push: PUSH_SETTINGS, serverHeartbeatInterval: SERVER_HEARTBEAT_INTERVAL },
+    settings: { ...SETTINGS, push: PUSH_SETTINGS, serverHeartbeatInterval: SERVER_HEARTBEAT_INTERVAL, sessionReadSeconds: SESSION_READ_SECONDS, sessionReadRounds: SESSION_READ_ROUNDS },
     targets: TARGETS,
     results,
     serverWarnings,

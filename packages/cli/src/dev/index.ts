@@ -1,0 +1,123 @@
+import { widenHeapGrowth } from '@conveyor/pipeline';
+import { ConfigError } from '../serve/config.js';
+import { startCombinedServer } from '../serve/server.js';
+import { EXIT_USAGE, type CommandGroup, type CommandIO } from '../usage.js';
+import { readDevConfig } from './config.js';
+import { ADMIN_REALM, ADMIN_ROLE, ADMIN_USERNAME, DEMO_PROJECT, ensureAdmin, ensureDemo, ensureWorker, type AdminResult, type DemoResult } from './setup.js';
+import { startLocalWorker, WORKER_CONCURRENCY, type LocalWorker } from './worker-process.js';
+
+export const DEV_HELP = `Usage: conveyor dev
+
+Everything on this machine, from a fresh clone to a running pipeline: \`conveyor serve\` (pipeline and
+sign-in services on one port, SQLite files under CONVEYOR_DATA_PATH, default ./data) with a local shell
+worker (\`conveyor worker\`, concurrency ${WORKER_CONCURRENCY}) as a child process, until SIGTERM or SIGINT stops both.
+
+On first start it creates:
+  - the administrator '${ADMIN_USERNAME}' (role ${ADMIN_ROLE} in realm ${ADMIN_REALM}), with the password in
+    CONVEYOR_ADMIN_PASSWORD, or a generated one printed once;
+  - the worker's token (a file readable only by you) and work directory, under <data>/dev;
+  - a private project '${DEMO_PROJECT}' owned by the administrator, on a git repository at <data>/dev/demo-repo
+    whose .pipeline.yml has a matrix, needs, an artifact and a secret the log masks, and its first job.
+Later starts reuse all of it: no new administrator, password or demo job.
+
+Variables: those of \`conveyor serve\` (see \`conveyor serve --help\`), and
+  CONVEYOR_ADMIN_PASSWORD   the administrator's password on first start (ignored afterwards)
+`;
+
+function describeAdmin(result: AdminResult): string {
+  if (result.generatedPassword !== null) {
+    return `Password: ${result.generatedPassword}  (generated; shown only this once: keep it)\n`;
+  }
+  if (result.created) return 'Password: the value of CONVEYOR_ADMIN_PASSWORD\n';
+  return 'Password: the one set on first start (not shown again)\n';
+}
+
+function describeDemo(url: string, demo: DemoResult): string {
+  const jobs = `${url}/api/v1/projects/${DEMO_PROJECT}/jobs`;
+  if (demo.job !== null) {
+    return `Demo project '${DEMO_PROJECT}': job #${demo.job.number} started: ${jobs}/${demo.job.id}\n`;
+  }
+  return (
+    `Demo project '${DEMO_PROJECT}' exists (no new job on a later start); start one with\n` +
+    `  curl -b cookies.txt -H 'origin: ${url}' -H 'content-type: application/json' -d '{"ref":"main"}' ${jobs}/start\n`
+  );
+}
+
+function describeSignIn(url: string): string {
+  return (
+    'Sign in (the API takes the session cookie; replace PASSWORD):\n' +
+    `  curl -c cookies.txt -H 'content-type: application/json' -d '{"identifier":"${ADMIN_USERNAME}","password":"PASSWORD"}' ${url}/api/v1/login/password\n` +
+    `  curl -b cookies.txt ${url}/api/v1/projects/${DEMO_PROJECT}/jobs\n`
+  );
+}
+
+/** Resolves with the first SIGTERM or SIGINT. */
+function waitForSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const stop = (signal: string): void => {
+      process.off('SIGTERM', onTerm);
+      process.off('SIGINT', onInt);
+      resolve(signal);
+    };
+    const onTerm = (): void => stop('SIGTERM');
+    const onInt = (): void => stop('SIGINT');
+    process.on('SIGTERM', onTerm);
+    process.on('SIGINT', onInt);
+  });
+}
+
+/** `conveyor dev`: the combined server, first-start setup, and a local worker, until SIGTERM or SIGINT. */
+export const runDev: CommandGroup = async (argv, io) => {
+  if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h')) {
+    io.stdout(DEV_HELP);
+    return 0;
+  }
+  if (argv.length > 0) {
+    io.stderr(`error: \`conveyor dev\` takes no arguments; configure it with CONVEYOR_* variables\n${DEV_HELP}`);
+    return EXIT_USAGE;
+  }
+  let config;
+  try {
+    config = readDevConfig(io.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      io.stderr(`error: ${error.message}\n`);
+      return EXIT_USAGE;
+    }
+    throw error;
+  }
+  widenHeapGrowth();
+  const server = await startCombinedServer(config.serve);
+  let worker: LocalWorker | null = null;
+  try {
+    const adminResult = await ensureAdmin(server.signin, config.adminPassword);
+    const credentials = await ensureWorker(server.pipeline, config.devPath);
+    const demo = await ensureDemo(server.pipeline, config.devPath, adminResult.userId);
+    worker = startLocalWorker({ serverUrl: server.url, credentials, env: config.workerEnv, stdout: io.stdout, stderr: io.stderr }, (code, signal) => {
+      io.stderr(`warning: the worker exited (${signal ?? `code ${String(code)}`}); tasks wait until \`conveyor dev\` is started again\n`);
+    });
+    io.stdout(
+      `Administrator: ${ADMIN_USERNAME} (${ADMIN_ROLE} in realm ${ADMIN_REALM})\n` +
+        describeAdmin(adminResult) +
+        describeSignIn(server.url) +
+        describeDemo(server.url, demo) +
+        `Worker '${credentials.name}' started (pid ${worker.pid}, shell executor, concurrency ${WORKER_CONCURRENCY}, work directory ${credentials.workDir})\n`,
+    );
+  } catch (error) {
+    await worker?.stop();
+    await server.stop();
+    throw error;
+  }
+  // Last, so that it means "ready": the administrator, the demo and the worker are in place.
+  io.stdout(`Listening on ${server.url} (data ${config.serve.dataPath})\n`);
+  return stopOnSignal(io, worker, server.stop);
+};
+
+async function stopOnSignal(io: CommandIO, worker: LocalWorker, stopServer: () => Promise<void>): Promise<number> {
+  const signal = await waitForSignal();
+  io.stdout(`${signal} received: stopping the worker, then the server\n`);
+  await worker.stop();
+  await stopServer();
+  io.stdout('Stopped\n');
+  return 0;
+}
