@@ -12,9 +12,11 @@ export interface DevConfig {
   workerEnv: NodeJS.ProcessEnv;
 }
 
-/** `conveyor serve`'s variables (CONVEYOR_DATA_PATH defaults to ./data) and CONVEYOR_ADMIN_PASSWORD. */
+/** `conveyor serve`'s variables (CONVEYOR_DATA_PATH defaults to ./data; PIPELINE_LOG_LEVEL to warn) and CONVEYOR_ADMIN_PASSWORD. */
 export function readDevConfig(env: NodeJS.ProcessEnv): DevConfig {
-  const serve = readServeConfig(env);
+  // A person reads dev's terminal: the service's JSON log lines say only what is worth a look (warn and
+  // up) unless PIPELINE_LOG_LEVEL asks for more; the worker's own readable lines show the work.
+  const serve = readServeConfig({ PIPELINE_LOG_LEVEL: 'warn', ...env });
   const password = env.CONVEYOR_ADMIN_PASSWORD;
   const workerEnv: NodeJS.ProcessEnv = { ...env };
   // dev's flags decide the worker's settings: a CONVEYOR_WORKER_* of the caller (another token, a container
