@@ -8,7 +8,8 @@ const HELP = `Usage: conveyor <group> <command> [options]
   conveyor serve                          run the pipeline and sign-in services on one port
   conveyor pipeline serve                 run the pipeline service
   conveyor pipeline admin ...             manage projects, variables and workers
-  conveyor pipeline hook post-receive ... git post-receive hook that triggers jobs
+  conveyor pipeline hook install ...     write a repository's post-receive hook (sh, no Node per push)
+  conveyor pipeline hook post-receive ... the same hook in Node
   conveyor pipeline lint [FILE]           check a .pipeline.yml with the service's compiler
   conveyor signin serve                   run the sign-in service
   conveyor signin admin ...               manage realms, users, memberships, clients
