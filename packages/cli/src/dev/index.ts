@@ -1,7 +1,7 @@
 import { widenHeapGrowth } from '@conveyor/pipeline';
-import { ConfigError } from '../serve/config.js';
+import { readLongRunningConfig, waitForStopSignal } from '../long-running.js';
 import { startCombinedServer } from '../serve/server.js';
-import { EXIT_USAGE, type CommandGroup, type CommandIO } from '../usage.js';
+import type { CommandGroup, CommandIO } from '../usage.js';
 import { readDevConfig } from './config.js';
 import { ADMIN_REALM, ADMIN_ROLE, ADMIN_USERNAME, DEMO_PROJECT, ensureAdmin, ensureDemo, ensureWorker, type AdminResult, type DemoResult } from './setup.js';
 import { startLocalWorker, WORKER_CONCURRENCY, type LocalWorker } from './worker-process.js';
@@ -51,41 +51,11 @@ function describeSignIn(url: string): string {
   );
 }
 
-/** Resolves with the first SIGTERM or SIGINT. */
-function waitForSignal(): Promise<string> {
-  return new Promise((resolve) => {
-    const stop = (signal: string): void => {
-      process.off('SIGTERM', onTerm);
-      process.off('SIGINT', onInt);
-      resolve(signal);
-    };
-    const onTerm = (): void => stop('SIGTERM');
-    const onInt = (): void => stop('SIGINT');
-    process.on('SIGTERM', onTerm);
-    process.on('SIGINT', onInt);
-  });
-}
-
 /** `conveyor dev`: the combined server, first-start setup, and a local worker, until SIGTERM or SIGINT. */
 export const runDev: CommandGroup = async (argv, io) => {
-  if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h')) {
-    io.stdout(DEV_HELP);
-    return 0;
-  }
-  if (argv.length > 0) {
-    io.stderr(`error: \`conveyor dev\` takes no arguments; configure it with CONVEYOR_* variables\n${DEV_HELP}`);
-    return EXIT_USAGE;
-  }
-  let config;
-  try {
-    config = readDevConfig(io.env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      io.stderr(`error: ${error.message}\n`);
-      return EXIT_USAGE;
-    }
-    throw error;
-  }
+  const read = readLongRunningConfig(argv, io, { name: 'dev', variables: 'CONVEYOR_*', help: DEV_HELP, read: () => readDevConfig(io.env) });
+  if ('exit' in read) return read.exit;
+  const { config } = read;
   widenHeapGrowth();
   const server = await startCombinedServer(config.serve);
   let worker: LocalWorker | null = null;
@@ -114,7 +84,7 @@ export const runDev: CommandGroup = async (argv, io) => {
 };
 
 async function stopOnSignal(io: CommandIO, worker: LocalWorker, stopServer: () => Promise<void>): Promise<number> {
-  const signal = await waitForSignal();
+  const signal = await waitForStopSignal();
   io.stdout(`${signal} received: stopping the worker, then the server\n`);
   await worker.stop();
   await stopServer();

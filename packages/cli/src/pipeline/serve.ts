@@ -1,6 +1,7 @@
-import { ConfigError, readPipelineConfig, startPipelineServer, systemClock, widenHeapGrowth } from '@conveyor/pipeline';
+import { readPipelineConfig, startPipelineServer, systemClock, widenHeapGrowth } from '@conveyor/pipeline';
+import { readLongRunningConfig, waitForStopSignal } from '../long-running.js';
 import { createHttpSessions } from '../sessions/http.js';
-import { EXIT_USAGE, type CommandGroup } from '../usage.js';
+import type { CommandGroup } from '../usage.js';
 
 const HELP = `Usage: conveyor pipeline serve
 
@@ -32,43 +33,16 @@ Relative paths are taken from the working directory.
 
 /** `conveyor pipeline serve`: runs until SIGTERM or SIGINT, then drains in-flight requests and closes. */
 export const runServe: CommandGroup = async (argv, io) => {
-  if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h')) {
-    io.stdout(HELP);
-    return 0;
-  }
-  if (argv.length > 0) {
-    io.stderr(`error: \`conveyor pipeline serve\` takes no arguments; configure it with PIPELINE_* variables\n${HELP}`);
-    return EXIT_USAGE;
-  }
-  let config;
-  try {
-    config = readPipelineConfig(io.env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      io.stderr(`error: ${error.message}\n`);
-      return EXIT_USAGE;
-    }
-    throw error;
-  }
+  const read = readLongRunningConfig(argv, io, { name: 'pipeline serve', variables: 'PIPELINE_*', help: HELP, read: () => readPipelineConfig(io.env) });
+  if ('exit' in read) return read.exit;
+  const { config } = read;
   widenHeapGrowth();
   const sessions = config.signinUrl === null ? undefined : createHttpSessions(config.signinUrl);
   const server = await startPipelineServer(config, systemClock, { sessions });
   io.stdout(`Listening on ${server.url} (database ${config.databasePath}, data ${config.dataPath})\n`);
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string): void => {
-      io.stdout(`${signal} received: finishing in-flight requests\n`);
-      process.off('SIGTERM', onTerm);
-      process.off('SIGINT', onInt);
-      void server.stop().then(() => {
-        sessions?.close();
-        resolve();
-      });
-    };
-    const onTerm = (): void => stop('SIGTERM');
-    const onInt = (): void => stop('SIGINT');
-    process.on('SIGTERM', onTerm);
-    process.on('SIGINT', onInt);
-  });
+  io.stdout(`${await waitForStopSignal()} received: finishing in-flight requests\n`);
+  await server.stop();
+  sessions?.close();
   io.stdout('Stopped\n');
   return 0;
 };

@@ -1,6 +1,7 @@
 import { widenHeapGrowth } from '@conveyor/pipeline';
-import { EXIT_USAGE, type CommandGroup } from '../usage.js';
-import { ConfigError, readServeConfig } from './config.js';
+import { readLongRunningConfig, waitForStopSignal } from '../long-running.js';
+import type { CommandGroup } from '../usage.js';
+import { readServeConfig } from './config.js';
 import { SIGNIN_OPENAPI_PATH, startCombinedServer } from './server.js';
 
 export const SERVE_HELP = `Usage: conveyor serve
@@ -28,39 +29,14 @@ The pipeline's OpenAPI document is /api/v1/openapi.json, the sign-in service's $
 
 /** `conveyor serve`: both services on one port until SIGTERM or SIGINT. */
 export const runServe: CommandGroup = async (argv, io) => {
-  if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h')) {
-    io.stdout(SERVE_HELP);
-    return 0;
-  }
-  if (argv.length > 0) {
-    io.stderr(`error: \`conveyor serve\` takes no arguments; configure it with CONVEYOR_* variables\n${SERVE_HELP}`);
-    return EXIT_USAGE;
-  }
-  let config;
-  try {
-    config = readServeConfig(io.env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      io.stderr(`error: ${error.message}\n`);
-      return EXIT_USAGE;
-    }
-    throw error;
-  }
+  const read = readLongRunningConfig(argv, io, { name: 'serve', variables: 'CONVEYOR_*', help: SERVE_HELP, read: () => readServeConfig(io.env) });
+  if ('exit' in read) return read.exit;
+  const { config } = read;
   widenHeapGrowth();
   const server = await startCombinedServer(config);
   io.stdout(`Listening on ${server.url} (data ${config.dataPath})\n`);
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string): void => {
-      io.stdout(`${signal} received: finishing in-flight requests\n`);
-      process.off('SIGTERM', onTerm);
-      process.off('SIGINT', onInt);
-      void server.stop().then(resolve);
-    };
-    const onTerm = (): void => stop('SIGTERM');
-    const onInt = (): void => stop('SIGINT');
-    process.on('SIGTERM', onTerm);
-    process.on('SIGINT', onInt);
-  });
+  io.stdout(`${await waitForStopSignal()} received: finishing in-flight requests\n`);
+  await server.stop();
   io.stdout('Stopped\n');
   return 0;
 };
