@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Clock } from '@conveyor/pipeline';
+import type { FastifyRequest } from 'fastify';
+import type { Clock, SessionResolver } from '@conveyor/pipeline';
+import { sessionCookieOf } from './request-parts.js';
 
 /** The longest a session check may be reused: the issue allows at most 2 s. */
 export const SESSION_CACHE_MS = 2000;
@@ -38,4 +40,31 @@ export class ShortCache<T> {
   clear(): void {
     this.#entries.clear();
   }
+}
+
+type Viewer = Awaited<ReturnType<SessionResolver['resolve']>>;
+
+/**
+ * `SessionResolver.resolve` over a check of (request, realm, cookie value): the realm the Host selects,
+ * that realm's session cookie, and the check's answer reused for SESSION_CACHE_MS per (realm, cookie
+ * digest). A failed check empties the cache, so an outage is not remembered.
+ */
+export function cacheSessionChecks(
+  checks: ShortCache<Promise<Viewer>>,
+  realmOf: (request: FastifyRequest) => Promise<string | null>,
+  check: (request: FastifyRequest, realm: string, token: string) => Promise<Viewer>,
+): SessionResolver['resolve'] {
+  return async (request) => {
+    const realm = await realmOf(request);
+    if (realm === null) return null;
+    const token = sessionCookieOf(request, realm);
+    if (token === undefined) return null;
+    const key = `${realm}\n${digestCookie(token)}`;
+    const cached = checks.get(key);
+    if (cached !== undefined) return cached.value;
+    const pending = check(request, realm, token);
+    checks.set(key, pending);
+    pending.catch(() => checks.clear());
+    return pending;
+  };
 }

@@ -2,8 +2,8 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } 
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { FastifyRequest } from 'fastify';
 import { systemClock, type Clock, type SessionResolver, type SessionViewer } from '@conveyor/pipeline';
-import { digestCookie, ShortCache } from './cache.js';
-import { RequestCookies, sessionCookieOf } from './request-parts.js';
+import { cacheSessionChecks, ShortCache } from './cache.js';
+import { RequestCookies } from './request-parts.js';
 
 /** Longest a call to the sign-in service may take before the pipeline's request fails. */
 const SIGNIN_TIMEOUT_MS = 5000;
@@ -113,19 +113,7 @@ export function createHttpSessions(signinUrl: string, options: { clock?: Clock }
 
   return {
     realmOf,
-    async resolve(request) {
-      const realm = await realmOf(request);
-      if (realm === null) return null;
-      const token = sessionCookieOf(request, realm);
-      if (token === undefined) return null;
-      const key = `${realm}\n${digestCookie(token)}`;
-      const cached = checks.get(key);
-      if (cached !== undefined) return cached.value;
-      const pending = check(request, realm, token);
-      checks.set(key, pending);
-      pending.catch(() => checks.clear());
-      return pending;
-    },
+    resolve: cacheSessionChecks(checks, realmOf, check),
     rolesOf: async () => null,
     cookiesFor: (request) => cookies.take(request),
     close: () => agent.destroy(),

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { systemClock, type Clock, type SessionResolver, type SessionViewer } from '@conveyor/pipeline';
 import { checkSessionRequest, describeRealm, findActingRoles, SigninError, type SigninDeps } from '@conveyor/signin';
-import { digestCookie, ShortCache } from './cache.js';
-import { isSecureRequest, RequestCookies, sessionCookieOf } from './request-parts.js';
+import { cacheSessionChecks, ShortCache } from './cache.js';
+import { isSecureRequest, RequestCookies } from './request-parts.js';
 
 async function realmOrNull(lookup: Promise<{ slug: string }>): Promise<string | null> {
   try {
@@ -51,19 +51,7 @@ export function createInProcessSessions(deps: SigninDeps, options: { clock?: Clo
 
   return {
     realmOf,
-    async resolve(request) {
-      const realm = await realmOf(request);
-      if (realm === null) return null;
-      const token = sessionCookieOf(request, realm);
-      if (token === undefined) return null;
-      const key = `${realm}\n${digestCookie(token)}`;
-      const cached = checks.get(key);
-      if (cached !== undefined) return cached.value;
-      const pending = check(request, realm, token);
-      checks.set(key, pending);
-      pending.catch(() => checks.clear());
-      return pending;
-    },
+    resolve: cacheSessionChecks(checks, realmOf, check),
     rolesOf: (realm, userId) => findActingRoles(deps, realm, userId),
     cookiesFor: (request) => cookies.take(request),
     close: unsubscribe,
