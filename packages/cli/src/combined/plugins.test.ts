@@ -1,7 +1,6 @@
 // Both services mounted as plugins on one Fastify server (one origin): each keeps its routes, its
 // parsers, its body limits and its error bodies; unknown paths get the pipeline's 404.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
@@ -12,15 +11,11 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { admin, openPipeline, pipelinePlugin, pipelineServerOptions, readPipelineConfig, type PipelineDeps } from '@conveyor/pipeline';
 import { addMember, createSigninService, createUser, type SigninService } from '@conveyor/signin';
 import { signinPlugin } from '@conveyor/signin/plugin';
+import { gitSync } from '@conveyor/kit/testing';
 
 const PASSWORD = 'correct horse battery staple';
-const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@example.test', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@example.test', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
 
-function git(cwd: string, args: string[]): string {
-  const result = spawnSync('git', args, { cwd, env: GIT_ENV, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`git ${args.join(' ')}: ${result.stderr}`);
-  return result.stdout.trim();
-}
+const git = gitSync;
 
 /** A real repository with one commit carrying a valid pipeline file. */
 function makeRepository(dir: string): { repo: string; sha: string } {

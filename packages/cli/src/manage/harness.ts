@@ -1,6 +1,5 @@
 // Test support for the management API: both services on one real server, real users signed in
 // through POST /api/v1/login/password, and a request helper that can set Host (fetch cannot).
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -10,9 +9,9 @@ import { openPipeline, pipelinePlugin, pipelineServerOptions, readPipelineConfig
 import { addMember, createRealm, createSigninService, createUser, type SigninService } from '@conveyor/signin';
 import { signinPlugin } from '@conveyor/signin/plugin';
 import { createTestSessionResolver } from '../testing/signin-sessions.js';
+import { gitSync } from '@conveyor/kit/testing';
 
 export const PASSWORD = 'correct horse battery staple';
-const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@example.test', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@example.test', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
 
 export interface Answer {
   status: number;
@@ -42,11 +41,7 @@ export interface ManageServer {
   stop(): Promise<void>;
 }
 
-function git(cwd: string, args: string[]): string {
-  const result = spawnSync('git', args, { cwd, env: GIT_ENV, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`git ${args.join(' ')}: ${result.stderr}`);
-  return result.stdout.trim();
-}
+const git = gitSync;
 
 function send(url: string, method: string, path: string, headers: Record<string, string>, body: string | undefined): Promise<Answer> {
   return new Promise((resolve, reject) => {

@@ -13,23 +13,16 @@ import type { FastifyInstance } from 'fastify';
 import { admin, buildApp, openPipeline, readPipelineConfig, type PipelineDeps, type Project } from '@conveyor/pipeline';
 import type { CommandIO } from '../usage.js';
 import { runHookCommand } from './hook.js';
+import { TEST_GIT_ENV } from '@conveyor/kit/testing';
 
 const SECRET_PATTERN = /^[A-Za-z0-9_-]{20,}$/;
 const PIPELINE = 'tasks:\n  build:\n    image: alpine\n    script: [make]\n';
 
-const BASE_ENV: NodeJS.ProcessEnv = {
-  ...process.env,
-  GIT_AUTHOR_NAME: 'Test Author',
-  GIT_AUTHOR_EMAIL: 'author@example.test',
-  GIT_COMMITTER_NAME: 'Test Committer',
-  GIT_COMMITTER_EMAIL: 'committer@example.test',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-};
+
 
 function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; stdin?: string }): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? BASE_ENV, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? TEST_GIT_ENV, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -104,7 +97,7 @@ describe('the sh post-receive hook with a real pipeline service', () => {
     secretFile = join(temp, 'demo.secret');
     await writeFile(secretFile, `${project.triggerSecret}\n`, { mode: 0o600 });
     argvLog = join(temp, 'argv.log');
-    pushEnv = { ...BASE_ENV, PATH: await makeSpyPath(join(temp, 'spy'), argvLog) };
+    pushEnv = { ...TEST_GIT_ENV, PATH: await makeSpyPath(join(temp, 'spy'), argvLog) };
     work = join(temp, 'work');
     await mkdir(work);
     await git(work, ['init', '--quiet', '--initial-branch=main']);

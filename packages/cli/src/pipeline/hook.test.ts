@@ -10,6 +10,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import type { CommandIO } from '../usage.js';
 import { runHookCommand } from './hook.js';
 import { CONVEYOR_BIN } from '../testing/run-cli.js';
+import { TEST_GIT_ENV } from '@conveyor/kit/testing';
 
 interface Recorded {
   url: string;
@@ -22,16 +23,7 @@ const ZERO = '0'.repeat(40);
 const A = 'a'.repeat(40);
 const B = 'b'.repeat(40);
 
-const GIT_ENV: NodeJS.ProcessEnv = {
-  ...process.env,
-  GIT_AUTHOR_NAME: 'Test Author',
-  GIT_AUTHOR_EMAIL: 'author@example.test',
-  GIT_COMMITTER_NAME: 'Test Committer',
-  GIT_COMMITTER_EMAIL: 'committer@example.test',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  CONVEYOR_ACTOR: 'alice',
-};
+const GIT_ENV: NodeJS.ProcessEnv = { ...TEST_GIT_ENV, CONVEYOR_ACTOR: 'alice' };
 
 function git(cwd: string, args: string[]): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {

@@ -1,7 +1,6 @@
 // Test support: both services on one real server, the pipeline finding sessions by asking the sign-in
 // service's own `GET /api/v1/session` with the request's cookie (through signin-sessions.ts), and
 // real sign-ins through `POST /api/v1/login/password`.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -11,15 +10,11 @@ import { openPipeline, pipelinePlugin, pipelineServerOptions, readPipelineConfig
 import { addMember, createSigninService, createUser, type SigninService } from '@conveyor/signin';
 import { signinPlugin } from '@conveyor/signin/plugin';
 import { createTestSessionResolver } from './signin-sessions.js';
+import { gitSync } from '@conveyor/kit/testing';
 
 export const TEST_PASSWORD = 'correct horse battery staple';
-const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@example.test', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@example.test', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
 
-export function git(cwd: string, args: string[]): string {
-  const result = spawnSync('git', args, { cwd, env: GIT_ENV, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`git ${args.join(' ')}: ${result.stderr}`);
-  return result.stdout.trim();
-}
+export const git = gitSync;
 
 /** A real repository on branch main; `commit` writes files and returns the new commit id. */
 export function makeRepository(path: string): { repo: string; commit(files: Record<string, string>): string } {

@@ -3,16 +3,9 @@ import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { TEST_GIT_ENV } from '@conveyor/kit/testing';
 
-export const TEST_GIT_ENV: NodeJS.ProcessEnv = {
-  ...process.env,
-  GIT_AUTHOR_NAME: 'Test Author',
-  GIT_AUTHOR_EMAIL: 'author@example.test',
-  GIT_COMMITTER_NAME: 'Test Committer',
-  GIT_COMMITTER_EMAIL: 'committer@example.test',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-};
+export { TEST_GIT_ENV };
 
 /** Runs git in `cwd` and resolves with its trimmed stdout; rejects with stderr on failure. */
 export function git(cwd: string, args: string[], env: NodeJS.ProcessEnv = TEST_GIT_ENV): Promise<string> {

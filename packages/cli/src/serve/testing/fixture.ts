@@ -1,23 +1,18 @@
 // A populated deployment for the access tests: real sign-ins, real git repositories, a real job whose
 // task has a log and an artifact (completed through the worker API with a registered worker token).
-import { spawnSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { admin, type PipelineDeps } from '@conveyor/pipeline';
 import { addMember, createRealm, createUser, type SigninDeps } from '@conveyor/signin';
 import { send, sessionCookie } from './http.js';
+import { gitSync } from '@conveyor/kit/testing';
 
 export const PASSWORD = 'correct horse battery staple';
 export const ACME_HOST = 'acme.test';
 const PIPELINE = 'tasks:\n  build:\n    image: x\n    script: [make]\n    artifacts: ["dist/*"]\n';
-const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@example.test', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@example.test', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
 
-function git(cwd: string, args: string[]): string {
-  const result = spawnSync('git', args, { cwd, env: GIT_ENV, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`git ${args.join(' ')}: ${result.stderr}`);
-  return result.stdout.trim();
-}
+const git = gitSync;
 
 function makeRepository(dir: string): { repo: string; sha: string } {
   mkdirSync(dir, { recursive: true });
