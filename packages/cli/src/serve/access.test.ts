@@ -15,6 +15,28 @@ import { send } from './testing/http.js';
 
 const withCookie = (cookie: string, extra: Record<string, string> = {}) => (cookie === '' ? extra : { cookie, ...extra });
 
+/**
+ * Every row of the access table, one test per (who, what, visibility): 200 with the real bytes for a
+ * public project or a caller who may manage it, else the same 404 as for a project that does not exist.
+ */
+function testAccessTable(url: () => string, seeded: () => Seeded): void {
+  for (const visibility of ['private', 'public'] as const) {
+    for (const what of ['job read', 'bare task read', 'scoped task read', 'log read', 'artifact download']) {
+      for (const who of EVERYONE) {
+        const expected = visibility === 'public' || MANAGERS.has(who) ? 200 : 404;
+        it(`${who}: ${what} of a ${visibility} project is ${expected}`, async () => {
+          const data = seeded();
+          const answer = await send(url(), 'GET', readPaths(data[visibility])[what] ?? '', withCookie(data.cookies[who]));
+          assert.equal(answer.status, expected, answer.text);
+          if (expected === 404) assert.deepEqual(answer.json(), { error: 'not found', code: 'not_found' });
+          if (expected === 200 && what === 'log read') assert.equal(answer.text, data.log);
+          if (expected === 200 && what === 'artifact download') assert.equal(answer.text, data.artifactBytes);
+        });
+      }
+    }
+  }
+}
+
 describe('access table on `conveyor serve`, with real sign-ins', () => {
   let dir: string;
   let server: CombinedServer;
@@ -31,20 +53,8 @@ describe('access table on `conveyor serve`, with real sign-ins', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  for (const visibility of ['private', 'public'] as const) {
-    for (const what of ['job read', 'bare task read', 'scoped task read', 'log read', 'artifact download']) {
-      for (const who of EVERYONE) {
-        const expected = visibility === 'public' || MANAGERS.has(who) ? 200 : 404;
-        it(`${who}: ${what} of a ${visibility} project is ${expected}`, async () => {
-          const answer = await send(server.url, 'GET', readPaths(seeded[visibility])[what] ?? '', withCookie(seeded.cookies[who]));
-          assert.equal(answer.status, expected, answer.text);
-          if (expected === 404) assert.deepEqual(answer.json(), { error: 'not found', code: 'not_found' });
-          if (expected === 200 && what === 'log read') assert.equal(answer.text, seeded.log);
-          if (expected === 200 && what === 'artifact download') assert.equal(answer.text, seeded.artifactBytes);
-        });
-      }
-    }
-  }
+  testAccessTable(() => server.url, () => seeded);
+
 
   it("a project read through another realm's host is 404, for anyone, public or not", async () => {
     for (const job of [seeded.public, seeded.private]) {
@@ -161,17 +171,8 @@ describe('access through separate services linked by PIPELINE_SIGNIN_URL', () =>
     await rm(dir, { recursive: true, force: true });
   });
 
-  for (const visibility of ['private', 'public'] as const) {
-    for (const what of ['job read', 'bare task read', 'scoped task read', 'log read', 'artifact download']) {
-      for (const who of EVERYONE) {
-        const expected = visibility === 'public' || MANAGERS.has(who) ? 200 : 404;
-        it(`${who}: ${what} of a ${visibility} project is ${expected}`, async () => {
-          const answer = await send(pipeline.url, 'GET', readPaths(seeded[visibility])[what] ?? '', withCookie(seeded.cookies[who]));
-          assert.equal(answer.status, expected, answer.text);
-        });
-      }
-    }
-  }
+  testAccessTable(() => pipeline.url, () => seeded);
+
 
   it("public reads are open to anyone; a project read through another realm's host is 404", async () => {
     assert.equal((await send(pipeline.url, 'GET', readPaths(seeded.public)['job read'] ?? '')).status, 200);
