@@ -11,6 +11,25 @@ const packageBoundaries = {
   'packages/pipeline': ['^@conveyor/(signin|worker|cli)(/|$)'],
   'packages/signin': ['^@conveyor/(pipeline|worker|cli)(/|$)'],
   'packages/worker': ['^@conveyor/(pipeline|signin|cli)(/|$)'],
+  // The web package's tests drive the product through its CLI, HTTP and a browser, never its services' code.
+  'packages/web': ['^@conveyor/(pipeline|signin|worker|cli)(/|$)'],
+};
+
+// The browser application calls only the documented HTTP APIs (its types are generated from the OpenAPI
+// documents): no Conveyor package and nothing of Node's.
+const browserApp = {
+  files: ['packages/web/app/**/*.{ts,tsx}'],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          { regex: '^@conveyor/', message: 'the web interface calls the HTTP APIs (src/api/client.ts), never a package' },
+          { regex: '^node:', message: 'the web interface runs in a browser' },
+        ],
+      },
+    ],
+  },
 };
 
 // Inside each service: http -> domain -> store. A relative import is matched on the folder it enters.
@@ -42,7 +61,7 @@ function restrictImports(directory) {
 const testRunnerCalls = { from: 'package', package: 'node:test', name: ['describe', 'it', 'test', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] };
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'data/**', '.bench/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', 'data/**', '.bench/**', 'packages/web/build/**', '**/*.gen.ts', '.screenshots/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -55,7 +74,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['packages/**/*.ts'],
+    files: ['packages/**/*.{ts,tsx}'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: [testRunnerCalls] }],
@@ -63,6 +82,8 @@ export default tseslint.config(
     },
   },
   ...Object.keys(packageBoundaries).map((directory) => ({ files: [`${directory}/**/*.ts`], rules: { 'no-restricted-imports': restrictImports(directory) } })),
+  browserApp,
+  { files: ['packages/web/vite.config.js'], languageOptions: { sourceType: 'module' } },
   // Tests may reach across layers to set up and inspect; the layering is for the code they test.
   ...Object.keys(layers).map((directory) => ({
     files: [`${directory}/**/*.ts`],

@@ -4,6 +4,7 @@ import { createSigninService, signinOpenApiDocument, type SigninDeps } from '@co
 import { signinPlugin } from '@conveyor/signin/plugin';
 import { createInProcessSessions } from '../sessions/in-process.js';
 import type { ServeConfig } from './config.js';
+import { registerWebApp } from './web.js';
 
 /** Where the sign-in service's OpenAPI document is served on the combined server (the pipeline's keeps `/api/v1/openapi.json`). */
 export const SIGNIN_OPENAPI_PATH = '/api/v1/signin/openapi.json';
@@ -49,6 +50,7 @@ export async function startCombinedServer(
     await app.register(signinPlugin, { deps: signin.deps, requestTimeoutMs: config.signin.requestTimeoutMs, handleNotFound: false, serveOpenApi: false });
     const signinDocument = JSON.stringify(signinOpenApiDocument);
     app.get(SIGNIN_OPENAPI_PATH, async (_request, reply) => reply.type('application/json; charset=utf-8').send(signinDocument));
+    await registerWebApp(app);
     await app.ready();
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {

@@ -1,0 +1,72 @@
+import type { ComponentChildren } from 'preact';
+import { useLocation } from 'preact-iso';
+import { describeError } from '../api/client';
+import { useSession } from '../lib/session';
+
+function NavLink({ href, children }: { href: string; children: ComponentChildren }) {
+  const { path } = useLocation();
+  const current = href === '/' ? path === '/' || path.startsWith('/projects') : path.startsWith(href);
+  return (
+    <a href={href} class="nav-link" aria-current={current ? 'page' : undefined}>
+      {children}
+    </a>
+  );
+}
+
+function Account() {
+  const { session, signOut } = useSession();
+  const { route, path } = useLocation();
+  if (session === null) {
+    return path === '/sign-in' ? null : (
+      <a class="button" href={`/sign-in?next=${encodeURIComponent(path)}`}>
+        Sign in
+      </a>
+    );
+  }
+  const leave = async () => {
+    try {
+      await signOut();
+    } catch (error) {
+      window.alert(`Signing out failed: ${describeError(error)}`);
+      return;
+    }
+    route('/sign-in');
+  };
+  return (
+    <div class="account">
+      <span class="account-name" title={session.user.username}>
+        {session.user.display_name || session.user.username}
+      </span>
+      <button type="button" class="button secondary" onClick={() => void leave()}>
+        Sign out
+      </button>
+    </div>
+  );
+}
+
+/** The frame of every page: a skip link, the header with navigation and account, and the main landmark. */
+export function Layout({ children }: { children: ComponentChildren }) {
+  const { realm, session } = useSession();
+  return (
+    <>
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <a href="/" class="brand" aria-label="Conveyor home">
+          <img src="/favicon.svg" alt="" width="24" height="24" />
+          <span>Conveyor</span>
+          {realm !== null && realm.slug !== 'system' ? <span class="realm-name">{realm.display_name}</span> : null}
+        </a>
+        <nav aria-label="Main">
+          <NavLink href="/">Projects</NavLink>
+          {session !== null ? <NavLink href="/workers">Workers</NavLink> : null}
+        </nav>
+        <Account />
+      </header>
+      <main id="main" tabIndex={-1}>
+        {children}
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,6 @@
+import { PageHeader } from '../components/common';
+
+// Placeholder: replaced by the page's real implementation.
+export default function Page() {
+  return <PageHeader title="project-settings" />;
+}
