@@ -31,15 +31,15 @@ export function Loading({ what }: { what: string }) {
   );
 }
 
+// The pipeline's job states (running, success, failure, canceled) and task states (also blocked, waiting, skipped).
 const STATE_LABELS: Record<string, string> = {
-  pending: 'Pending',
+  blocked: 'Blocked',
   waiting: 'Waiting',
   running: 'Running',
   success: 'Succeeded',
-  failed: 'Failed',
-  cancelled: 'Cancelled',
+  failure: 'Failed',
+  canceled: 'Canceled',
   skipped: 'Skipped',
-  error: 'Error',
 };
 
 /** A job or task state as a coloured label; the colour is never the only signal (the word is there). */

@@ -22,20 +22,26 @@ export function formatDuration(milliseconds: number): string {
   return parts.join(' ');
 }
 
-/** The time between two instants (ISO strings), or from `start` until now while it runs. */
-export function elapsed(start: string | null | undefined, end: string | null | undefined, now = Date.now()): string {
+/** An instant as the APIs give it: milliseconds since the epoch (or an ISO string). */
+export type Instant = number | string | null | undefined;
+
+function toMillis(instant: number | string): number {
+  return typeof instant === 'number' ? instant : Date.parse(instant);
+}
+
+/** The time between two instants, or from `start` until now while it runs. */
+export function elapsed(start: Instant, end: Instant, now = Date.now()): string {
   if (start == null) return '';
-  const from = Date.parse(start);
-  const to = end == null ? now : Date.parse(end);
-  return formatDuration(to - from);
+  const to = end == null ? now : toMillis(end);
+  return formatDuration(to - toMillis(start));
 }
 
 const RELATIVE = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
 
 /** "3 minutes ago", "yesterday". */
-export function formatAge(iso: string | null | undefined, now = Date.now()): string {
-  if (iso == null) return '';
-  const seconds = Math.round((Date.parse(iso) - now) / 1000);
+export function formatAge(instant: Instant, now = Date.now()): string {
+  if (instant == null) return '';
+  const seconds = Math.round((toMillis(instant) - now) / 1000);
   const abs = Math.abs(seconds);
   if (abs < 60) return RELATIVE.format(seconds, 'second');
   if (abs < 3600) return RELATIVE.format(Math.round(seconds / 60), 'minute');
@@ -44,8 +50,8 @@ export function formatAge(iso: string | null | undefined, now = Date.now()): str
 }
 
 /** The full local time, for a title attribute beside a relative age. */
-export function formatTime(iso: string | null | undefined): string {
-  return iso == null ? '' : new Date(iso).toLocaleString();
+export function formatTime(instant: Instant): string {
+  return instant == null ? '' : new Date(toMillis(instant)).toLocaleString();
 }
 
 export function shortSha(sha: string | null | undefined): string {
