@@ -45,7 +45,8 @@ function describeDemo(url: string, demo: DemoResult): string {
 
 function describeSignIn(url: string): string {
   return (
-    'Sign in (the API takes the session cookie; replace PASSWORD):\n' +
+    `Open ${url}/ in a browser and sign in as ${ADMIN_USERNAME}.\n` +
+    'From a terminal (the API takes the session cookie; replace PASSWORD):\n' +
     `  curl -c cookies.txt -H 'content-type: application/json' -d '{"identifier":"${ADMIN_USERNAME}","password":"PASSWORD"}' ${url}/api/v1/login/password\n` +
     `  curl -b cookies.txt ${url}/api/v1/projects/${DEMO_PROJECT}/jobs\n`
   );

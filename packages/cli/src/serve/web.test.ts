@@ -2,6 +2,7 @@
 // client routes answered with the page, and /api/ paths never swallowed by it.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -42,6 +43,19 @@ describe('the web interface on the combined server', () => {
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /javascript/);
     assert.equal(response.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+    const plain = Buffer.from(await response.arrayBuffer());
+    // undici's fetch decodes what it accepts: ask with a raw request to see the bytes on the wire.
+    const encoded = await new Promise<{ encoding: string | undefined; length: number }>((resolve, reject) => {
+      request(`${server.url}${script}`, { headers: { 'accept-encoding': 'br, gzip' } }, (answer) => {
+        let length = 0;
+        answer.on('data', (chunk: Buffer) => (length += chunk.length));
+        answer.on('end', () => resolve({ encoding: answer.headers['content-encoding'], length }));
+      })
+        .on('error', reject)
+        .end();
+    });
+    assert.equal(encoded.encoding, 'br', "the build's precompressed brotli file is sent");
+    assert.ok(encoded.length < plain.length / 2, `${encoded.length} compressed bytes of ${plain.length}`);
   });
 
   it('leaves /api/ paths and other methods to the services: JSON 404s, not the page', async () => {

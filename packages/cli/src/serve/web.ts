@@ -42,6 +42,8 @@ export async function registerWebApp(app: FastifyInstance, options: { directory?
       wildcard: false,
       index: false,
       serveDotFiles: false,
+      // The build writes .br and .gz beside each text asset (vite.config.js); the smallest accepted one is sent.
+      preCompressed: true,
       setHeaders(reply, path) {
         reply.header('cache-control', path.includes('/assets/') ? IMMUTABLE : REVALIDATE);
         reply.header('x-content-type-options', 'nosniff');
