@@ -9,8 +9,9 @@ import { startLocalWorker, WORKER_CONCURRENCY, type LocalWorker } from './worker
 export const DEV_HELP = `Usage: conveyor dev
 
 Everything on this machine, from a fresh clone to a running pipeline: \`conveyor serve\` (pipeline and
-sign-in services on one port, SQLite files under CONVEYOR_DATA_PATH, default ./data) with a local shell
-worker (\`conveyor worker\`, concurrency ${WORKER_CONCURRENCY}) as a child process, until SIGTERM or SIGINT stops both.
+sign-in services and the web interface on one port, SQLite files under CONVEYOR_DATA_PATH, default
+./data; open the printed URL in a browser) with a local shell worker (\`conveyor worker\`, concurrency
+${WORKER_CONCURRENCY}) as a child process, until SIGTERM or SIGINT stops both.
 
 On first start it creates:
   - the administrator '${ADMIN_USERNAME}' (role ${ADMIN_ROLE} in realm ${ADMIN_REALM}), with the password in

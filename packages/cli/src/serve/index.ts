@@ -6,9 +6,10 @@ import { SIGNIN_OPENAPI_PATH, startCombinedServer } from './server.js';
 
 export const SERVE_HELP = `Usage: conveyor serve
 
-Runs the pipeline service and the sign-in service in one process on one port (one origin: the pipeline
-reads the sign-in service's session cookie), until SIGTERM or SIGINT, then lets in-flight requests finish
-and closes both databases. It takes no arguments; these variables configure it:
+Runs the pipeline service, the sign-in service and the web interface in one process on one port (one
+origin: the pipeline reads the sign-in service's session cookie; open the printed URL in a browser),
+until SIGTERM or SIGINT, then lets in-flight requests finish and closes both databases. It takes no
+arguments; these variables configure it:
 
   Variable                Default                     Meaning
   CONVEYOR_PORT           3000                        listen port (0 picks a free one)
