@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { ADMIN, browserUnavailable, findAccessibilityProblems, launchBrowser, newContext, screenshot, startProduct, type Product } from './testing/index.js';
+import { ADMIN, browserUnavailable, expectSignedIn, findAccessibilityProblems, launchBrowser, newContext, screenshot, startProduct, type Product } from './testing/index.js';
 
 const skip = browserUnavailable();
 
@@ -61,6 +61,41 @@ describe('sign in, sign out and the shell', { skip: skip ?? false }, () => {
     assert.match(await alert.innerText(), /try again in \d+ (second|minute)s? \(at \d/);
     assert.deepEqual(await findAccessibilityProblems(page), []);
     await screenshot(page, 'sign-in-too-many-attempts');
+    await context.close();
+  });
+
+  it("shows each realm's own sign-in: its name and branding, the duration choice only where allowed, and which provider is coming", async () => {
+    await product.cli(['signin', 'admin', 'realm', 'create', '--slug', 'acme', '--display-name', 'Acme Corp', '--host', 'acme.localhost', '--no-session-duration-choice']);
+    await product.cli(['signin', 'admin', 'realm', 'update', 'acme', '--branding', '{"color":"#b3261e","message":"Acme engineers only"}']);
+    await product.cli(['signin', 'admin', 'domain', 'add', '--realm', 'acme', '--domain', 'acme.example', '--verified']);
+    await product.cli(['signin', 'admin', 'provider', 'add', '--realm', 'acme', '--slug', 'acme-sso', '--display-name', 'Acme SSO', '--issuer', 'https://sso.acme.example', '--client-id', 'conveyor', '--client-secret-stdin'], 'client secret\n');
+    await product.cli(['signin', 'admin', 'provider', 'map-domain', '--realm', 'acme', '--domain', 'acme.example', '--provider', 'acme-sso']);
+    await product.cli(['signin', 'admin', 'user', 'create', '--username', 'ada', '--password-stdin'], 'ada password 1\n');
+    await product.cli(['signin', 'admin', 'member', 'add', '--realm', 'acme', '--user', 'ada']);
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    const acme = `http://acme.localhost:${product.port}`;
+    await page.goto(`${acme}/sign-in`);
+    await page.getByRole('heading', { name: 'Sign in to Acme Corp' }).waitFor();
+    await page.getByText('Acme engineers only').waitFor();
+    await page.getByLabel('Username or email').pressSequentially('someone@acme.example');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    const coming = page.getByRole('alert').filter({ hasText: 'This account signs in through Acme SSO' });
+    await coming.waitFor();
+    assert.match(await coming.innerText(), /coming/);
+    assert.equal(await page.getByLabel('Password', { exact: true }).count(), 0, 'no password field for a provider account');
+    assert.deepEqual(await findAccessibilityProblems(page), []);
+    await screenshot(page, 'sign-in-provider-coming');
+    await page.getByRole('button', { name: 'Use another account' }).click();
+    await page.getByLabel('Username or email').pressSequentially('ada');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByLabel('Password', { exact: true }).waitFor();
+    assert.equal(await page.getByLabel('Keep me signed in for 7 days').count(), 0, 'the realm does not offer the choice');
+    await page.getByLabel('Password', { exact: true }).pressSequentially('ada password 1');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expectSignedIn(page);
+    const cookie = (await context.cookies()).find((candidate) => candidate.name === 'auth_session_acme');
+    assert.ok(cookie !== undefined && cookie.expires * 1000 - Date.now() < 13 * 3_600_000, 'the 12-hour session');
     await context.close();
   });
 

@@ -67,5 +67,13 @@ export async function signIn(page: Page, baseUrl: string, username: string, pass
   await page.getByRole('button', { name: 'Continue' }).click();
   await page.getByLabel('Password', { exact: true }).pressSequentially(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  await expectSignedIn(page);
+}
+
+/** Waits for the signed-in header; a refusal fails at once with the words the page showed. */
+export async function expectSignedIn(page: Page): Promise<void> {
+  const signOut = page.getByRole('button', { name: 'Sign out' });
+  const refusal = page.locator('#sign-in-error');
+  await signOut.or(refusal).first().waitFor();
+  if (await refusal.isVisible()) throw new Error(`the sign-in was refused: ${await refusal.innerText()}`);
 }

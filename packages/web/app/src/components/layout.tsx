@@ -53,7 +53,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
         Skip to content
       </a>
       <header class="top">
-        <a href="/" class="brand" aria-label="Conveyor home">
+        <a href="/" class="brand">
           <img src="/favicon.svg" alt="" width="24" height="24" />
           <span>Conveyor</span>
           {realm !== null && realm.slug !== 'system' ? <span class="realm-name">{realm.display_name}</span> : null}

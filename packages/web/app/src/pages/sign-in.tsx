@@ -116,8 +116,10 @@ export function SignIn() {
     }
   };
 
+  // "Not you?" and "Use another account" start over with an empty identifier.
   const back = () => {
     setStep('identifier');
+    setIdentifier('');
     setPassword('');
     setError(null);
     setResolution(null);
