@@ -19,8 +19,8 @@ export function SecretOnce({ title, secret, copyLabel, children }: { title: stri
     <section class="secret-once" ref={box} tabIndex={-1} aria-label={title}>
       <h2>{title}</h2>
       <p>
-        <strong>This is shown only once.</strong> Copy it now and keep it somewhere safe: Conveyor stores only a hash of it and cannot show it
-        again.
+        <strong>This is shown only once.</strong> Copy it now and keep it somewhere safe: Conveyor will not show it again (a lost one can
+        only be replaced).
       </p>
       <div class="secret-value">
         <code>{secret}</code>
@@ -42,6 +42,7 @@ export function ConfirmButton({
   question,
   onConfirm,
   danger = false,
+  small = false,
   busy = false,
   children,
 }: {
@@ -50,6 +51,8 @@ export function ConfirmButton({
   question: string;
   onConfirm(): void | Promise<void>;
   danger?: boolean;
+  /** The small button of a table row. */
+  small?: boolean;
   busy?: boolean;
   children?: ComponentChildren;
 }) {
@@ -61,7 +64,7 @@ export function ConfirmButton({
   }, [asking]);
   if (!asking) {
     return (
-      <button type="button" ref={opener} class={danger ? 'button danger' : 'button secondary'} onClick={() => setAsking(true)} disabled={busy}>
+      <button type="button" ref={opener} class={`button ${danger ? 'danger' : 'secondary'}${small ? ' small' : ''}`} onClick={() => setAsking(true)} disabled={busy}>
         {label}
       </button>
     );

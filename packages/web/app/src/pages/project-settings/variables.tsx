@@ -13,17 +13,20 @@ function VariableRow({ variable, onEdit, onDelete }: { variable: Variable; onEdi
         {variable.name}
       </th>
       <td>{variable.secret ? <span class="muted">secret, hidden</span> : <code class="variable-value">{variable.value ?? ''}</code>}</td>
-      <td class="row-actions">
-        <button type="button" class="button secondary small" onClick={onEdit} aria-label={`Replace ${variable.name}`}>
-          Replace
-        </button>
-        <ConfirmButton
-          label="Delete"
-          confirmLabel={`Delete ${variable.name}`}
-          question={`Delete the variable ${variable.name}? Jobs started from now on will not have it.`}
-          danger
-          onConfirm={onDelete}
-        />
+      <td class="actions-cell">
+        <div class="row-actions">
+          <button type="button" class="button secondary small" onClick={onEdit} aria-label={`Replace ${variable.name}`}>
+            Replace
+          </button>
+          <ConfirmButton
+            label="Delete"
+            confirmLabel={`Delete ${variable.name}`}
+            question={`Delete the variable ${variable.name}? Jobs started from now on will not have it.`}
+            danger
+            small
+            onConfirm={onDelete}
+          />
+        </div>
       </td>
     </tr>
   );

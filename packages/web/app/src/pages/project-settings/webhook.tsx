@@ -52,7 +52,7 @@ function StepList({ label, steps }: { label: string; steps: Step[] }) {
             {step.text}
             {step.code.length > 0 ? (
               <div class="code-with-copy">
-                <pre class="block">{step.code.join('\n')}</pre>
+                <pre class="block" tabIndex={0}>{step.code.join('\n')}</pre>
                 <CopyButton text={`${step.code.join('\n')}\n`} label={`Copy the ${label} script`} />
               </div>
             ) : null}
@@ -94,7 +94,9 @@ export function WebhookSetup({ project }: { project: string }) {
             <code class="webhook-url">{data.url}</code>
             <CopyButton text={data.url} label="Copy the webhook URL" />
           </div>
-          <p class="field-hint">The secret is {data.secret_hint}.</p>
+          <p class="field-hint">
+            Where a step asks for the secret, give the trigger secret shown when the project was created or its secret last rotated (above).
+          </p>
           <div class="tabs" role="tablist" aria-label="Git servers">
             {KINDS.map((entry, index) => (
               <button

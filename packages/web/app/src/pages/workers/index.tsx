@@ -46,14 +46,17 @@ function WorkerRow({ worker, onRevoke }: { worker: WorkerStatus; onRevoke(): Pro
       <td>
         <CurrentTask worker={worker} />
       </td>
-      <td class="row-actions">
-        <ConfirmButton
-          label="Revoke"
-          confirmLabel={`Revoke ${worker.name}`}
-          question={`Revoke the worker ${worker.name}? Its token stops working at once; a task it is running fails and is retried elsewhere.`}
-          danger
-          onConfirm={onRevoke}
-        />
+      <td class="actions-cell">
+        <div class="row-actions">
+          <ConfirmButton
+            label="Revoke"
+            confirmLabel={`Revoke ${worker.name}`}
+            question={`Revoke the worker ${worker.name}? Its token stops working at once; a task it is running fails and is retried elsewhere.`}
+            danger
+            small
+            onConfirm={onRevoke}
+          />
+        </div>
       </td>
     </tr>
   );

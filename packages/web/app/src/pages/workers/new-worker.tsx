@@ -65,7 +65,7 @@ export function NewWorker({ onClose, onCreated }: { onClose(): void; onCreated()
           password):
         </p>
         <div class="command">
-          <pre class="block" aria-label="Command to start the worker">
+          <pre class="block" tabIndex={0}>
             <code>{command}</code>
           </pre>
           <CopyButton text={command} label="Copy the command" />
