@@ -19,9 +19,9 @@ async function expectNoAccessibilityProblems(page: Page, name: string): Promise<
   await screenshot(page, name);
 }
 
-async function expectNotFound(page: Page, url: string): Promise<void> {
+async function expectNotFound(page: Page, url: string, timeout?: number): Promise<void> {
   await page.goto(url);
-  await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+  await page.getByRole('heading', { name: 'Page not found' }).waitFor({ timeout });
   assert.equal(await page.getByRole('heading', { name: /Settings of/ }).count(), 0);
 }
 
@@ -74,6 +74,19 @@ describe('who sees the management pages', { skip: skip ?? false }, () => {
     await context.close();
   });
 
+  // The project page is another branch's; until it is merged this route shows its placeholder, so the
+  // check runs as a todo (reported, not failing). Drop the todo once pages/project is in.
+  it('signed out, and signed in to another realm, /projects/demo shows the 404 page', { todo: 'needs the project and job pages' }, async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    // A short wait: on this branch the placeholder page never turns into the 404 page.
+    await expectNotFound(page, `${product.url}/projects/demo`, 10_000);
+    await expectNotFound(page, `${product.url}/projects/demo/jobs/1`, 10_000);
+    await signIn(page, acmeUrl, CAROL.username, CAROL.password);
+    await expectNotFound(page, `${acmeUrl}/projects/demo`, 10_000);
+    await context.close();
+  });
+
   it('a plain member of the system realm sees the public project but no settings, and nothing of demo', async () => {
     const context = await newContext(browser);
     const page = await context.newPage();
@@ -84,6 +97,15 @@ describe('who sees the management pages', { skip: skip ?? false }, () => {
     assert.equal(await open.getByRole('link', { name: /Settings/ }).count(), 0);
     assert.equal(await page.getByRole('link', { name: 'demo', exact: true }).count(), 0);
     await expectNoAccessibilityProblems(page, 'projects-plain-member');
+    // Only a system-admin may name a repository on the server's disk; the refusal says what to give instead.
+    await page.getByRole('button', { name: 'New project' }).click();
+    await page.getByLabel('Name', { exact: true }).pressSequentially('daves');
+    await page.getByLabel('Repository URL').pressSequentially(repository);
+    await page.getByRole('button', { name: 'Create project' }).click();
+    await page.getByRole('alert').getByText('repo must be an https://, http:// or ssh:// URL').waitFor();
+    assert.equal(await page.getByLabel('Repository URL').getAttribute('aria-invalid'), 'true');
+    const listed = await page.evaluate(async () => (await fetch('/api/v1/projects')).text());
+    assert.ok(!listed.includes('daves'), 'nothing was stored');
     // A public project answers the read (may_manage false); a private one answers 404: both are the 404 page here.
     await expectNotFound(page, `${product.url}/projects/open/settings`);
     await expectNotFound(page, `${product.url}/projects/demo/settings`);
@@ -103,6 +125,7 @@ describe('who sees the management pages', { skip: skip ?? false }, () => {
     await expectNotFound(page, `${acmeUrl}/projects/open/settings`);
     await page.getByRole('link', { name: 'Workers' }).click();
     await page.getByRole('heading', { name: 'No workers yet' }).waitFor();
+    await page.getByText("Your workers: the machines that run your projects' tasks.").waitFor();
     assert.ok(!(await page.content()).includes('dev-worker'));
     const answer = await page.evaluate(async () => (await fetch('/api/v1/workers')).json());
     assert.deepEqual(answer, { workers: [] }, 'the API agrees');

@@ -75,6 +75,7 @@ describe('the workers page', { skip: skip ?? false }, () => {
     await signIn(page, product.url, ADMIN.username, ADMIN.password);
     await page.getByRole('link', { name: 'Workers' }).click();
     await page.getByRole('table').waitFor();
+    await page.getByText('Every worker: the machines that run tasks.').waitFor();
     const before = await page.getByRole('row').count();
 
     await page.getByRole('button', { name: 'New worker' }).click();

@@ -57,11 +57,11 @@ export function Variables({ project }: { project: string }) {
     try {
       const replaced = (list.data ?? []).some((existing) => existing.name === trimmed);
       await unwrap(pipeline.PUT('/api/v1/projects/{project}/variables/{name}', { params: { path: { project, name: trimmed } }, body: { value, secret } }));
-      setOutcome({ ok: `Variable ${trimmed} ${replaced ? 'replaced' : 'added'}${secret ? ' as a secret: its value is masked in logs and never shown again' : ''}.` });
       setName('');
       setValue('');
       setSecret(false);
       await list.reload();
+      setOutcome({ ok: `Variable ${trimmed} ${replaced ? 'replaced' : 'added'}${secret ? ' as a secret: its value is masked in logs and never shown again' : ''}.` });
     } catch (error) {
       setOutcome({ failed: error });
     } finally {
@@ -73,8 +73,8 @@ export function Variables({ project }: { project: string }) {
     setOutcome(null);
     try {
       await unwrap(pipeline.DELETE('/api/v1/projects/{project}/variables/{name}', { params: { path: { project, name: variable } } }));
-      setOutcome({ ok: `Variable ${variable} deleted.` });
       await list.reload();
+      setOutcome({ ok: `Variable ${variable} deleted.` });
     } catch (error) {
       setOutcome({ failed: error });
     }

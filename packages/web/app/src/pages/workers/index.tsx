@@ -89,18 +89,22 @@ export default function Workers() {
     setOutcome(null);
     try {
       await unwrap(pipeline.DELETE('/api/v1/workers/{worker}', { params: { path: { worker: worker.id } } }));
-      setOutcome({ ok: `Worker ${worker.name} revoked: its token no longer works.` });
       await list.reload();
+      setOutcome({ ok: `Worker ${worker.name} revoked: its token no longer works.` });
     } catch (error) {
       setOutcome({ failed: error });
     }
   };
 
   const workers = list.data;
-  const scope = isAdministrator(session) ? 'The workers you may manage' : 'Your workers';
+  // As the API decides: workers serve every realm, so only the system realm's administrators see them all.
+  const seesAll = session.roles.includes('system-admin') || (session.realm.slug === 'system' && isAdministrator(session));
+  const subtitle = seesAll
+    ? "Every worker: the machines that run tasks. A worker made here takes only its creator's projects' tasks."
+    : "Your workers: the machines that run your projects' tasks.";
   return (
     <>
-      <PageHeader title="Workers" subtitle={`${scope}: the machines that run tasks. Yours take only your projects' tasks.`}>
+      <PageHeader title="Workers" subtitle={subtitle}>
         {creating ? null : (
           <button type="button" class="button" onClick={() => setCreating(true)}>
             New worker
