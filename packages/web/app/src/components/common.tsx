@@ -60,7 +60,8 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
     }
   };
   return (
-    <button type="button" class="button secondary small" aria-label={label} onClick={() => void copy()}>
+    // The name keeps the visible word in it ("Copied"), as WCAG 2.5.3 asks of a labelled button.
+    <button type="button" class="button secondary small" aria-label={copied ? `${label}, copied` : label} onClick={() => void copy()}>
       {copied ? 'Copied' : 'Copy'}
     </button>
   );

@@ -55,7 +55,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
       <header class="top">
         <a href="/" class="brand">
           <img src="/favicon.svg" alt="" width="24" height="24" />
-          <span>Conveyor</span>
+          <span>Conveyor</span>{' '}
           {realm !== null && realm.slug !== 'system' ? <span class="realm-name">{realm.display_name}</span> : null}
         </a>
         <nav aria-label="Main">
