@@ -1,5 +1,7 @@
 // Small pieces the project page's job list and the job page's header both show.
 import { elapsed, formatAge, formatTime, shortSha, type Instant } from '../../lib/format';
+import type { LiveState } from '../../lib/use-live-events';
+import './facts.css';
 
 /** "3 minutes ago", with the full local time for those who hover or read the title. */
 export function Age({ at, now }: { at: Instant; now: number }) {
@@ -31,4 +33,15 @@ const TRIGGERS: Record<string, string> = { push: 'Push', api: 'API', manual: 'Ma
 
 export function triggerLabel(trigger: string): string {
   return TRIGGERS[trigger] ?? trigger;
+}
+
+/** Whether the page is following the service's events; announced politely when it changes. */
+export function LiveIndicator({ state }: { state: LiveState }) {
+  const words = state === 'live' ? 'Live' : state === 'connecting' ? 'Connecting…' : 'Reconnecting…';
+  return (
+    <span class={`live live-${state}`} role="status" aria-live="polite">
+      <span class="live-dot" aria-hidden="true" />
+      {words}
+    </span>
+  );
 }

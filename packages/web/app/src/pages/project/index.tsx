@@ -2,7 +2,8 @@ import { useLocation, useRoute } from 'preact-iso';
 import { ApiError, pipeline, unwrap, type PipelineSchemas } from '../../api/client';
 import { ErrorBox, Loading, PageHeader } from '../../components/common';
 import { useSession } from '../../lib/session';
-import { useCoalesced, useLiveEvents, useNow, type LiveState } from '../../lib/use-live-events';
+import { useCoalesced, useLiveEvents, useNow } from '../../lib/use-live-events';
+import { LiveIndicator } from '../job/facts';
 import { useResource } from '../../lib/use-resource';
 import { useTitle } from '../../lib/use-title';
 import { NotFound } from '../not-found';
@@ -31,16 +32,6 @@ interface JobEvent {
   id: string;
   number: number;
   state: string;
-}
-
-export function LiveIndicator({ state }: { state: LiveState }) {
-  const words = state === 'live' ? 'Live' : state === 'connecting' ? 'Connecting…' : 'Reconnecting…';
-  return (
-    <span class={`live live-${state}`} role="status" aria-live="polite">
-      <span class="live-dot" aria-hidden="true" />
-      {words}
-    </span>
-  );
 }
 
 export default function ProjectPage() {
