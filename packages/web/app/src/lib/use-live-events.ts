@@ -69,7 +69,7 @@ export function useLiveEvents(url: string | null, names: readonly string[], onEv
 export function useCoalesced(action: () => void, intervalMs: number): () => void {
   const latest = useRef(action);
   latest.current = action;
-  const state = useRef({ last: 0, timer: 0 as number | undefined });
+  const state = useRef<{ last: number; timer: number | undefined }>({ last: 0, timer: undefined });
   useEffect(() => () => window.clearTimeout(state.current.timer), []);
   const request = useRef(() => {
     const current = state.current;

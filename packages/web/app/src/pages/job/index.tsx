@@ -33,9 +33,12 @@ interface TaskEvent {
   attempt: number;
 }
 
-/** True when an event says something the page does not show yet (a replayed old event says nothing new). */
+/**
+ * True when an event says something the page does not show yet (a replayed old event says nothing new).
+ * Before the first read has answered, every event is news: the read may predate it.
+ */
 function isNews(read: JobRead | null, name: string, data: unknown): boolean {
-  if (read === null) return false;
+  if (read === null) return true;
   if (name === 'job') return (data as { state: string }).state !== read.job.state;
   const event = data as TaskEvent;
   const task = read.tasks.find((candidate) => candidate.id === event.id);

@@ -55,7 +55,11 @@ export default function ProjectPage() {
   const live = useLiveEvents(list.error === null ? `/api/v1/projects/${encodeURIComponent(name)}/events` : null, ['job'], (_name, data) => {
     const event = data as JobEvent;
     const jobs = list.jobs;
-    if (jobs === null) return;
+    // Before the first page has answered, the page may predate the event.
+    if (jobs === null) {
+      refresh();
+      return;
+    }
     const shown = jobs.find((job) => job.id === event.id);
     const newest = jobs[0]?.number ?? 0;
     if ((shown === undefined && event.number > newest) || (shown !== undefined && shown.state !== event.state)) refresh();
