@@ -14,7 +14,7 @@ interface Edge {
   path: string;
 }
 
-function TaskItem({ task, href, now }: { task: TaskSummary; href: string; now: number }) {
+function TaskItem({ task, href, now, showWhy }: { task: TaskSummary; href: string; now: number; showWhy: boolean }) {
   return (
     <li class={`task task-${task.state}`} data-task={task.name}>
       <a class="task-link" href={href}>
@@ -23,7 +23,7 @@ function TaskItem({ task, href, now }: { task: TaskSummary; href: string; now: n
         {task.attempt > 1 ? <span class="attempt">attempt {task.attempt}</span> : null}
         {task.started_at !== null ? <Duration start={task.started_at} end={task.finished_at} now={now} /> : null}
       </a>
-      {task.state === 'waiting' && task.waiting_reason !== null ? <p class="why">Not picked up: {task.waiting_reason}</p> : null}
+      {showWhy && task.state === 'waiting' && task.waiting_reason !== null ? <p class="why">Not picked up: {task.waiting_reason}</p> : null}
     </li>
   );
 }
@@ -35,12 +35,20 @@ function countStates(tasks: TaskSummary[]): string {
   return [...counts].map(([state, count]) => `${count} ${words[state] ?? state}`).join(', ');
 }
 
+/** The one reason every waiting variant of a matrix shares, said once for the box instead of per line. */
+function sharedReason(tasks: TaskSummary[]): string | null {
+  const reasons = new Set(tasks.filter((task) => task.state === 'waiting').map((task) => task.waiting_reason));
+  const [reason] = reasons;
+  return tasks.length > 1 && reasons.size === 1 && reason != null ? reason : null;
+}
+
 function Group({ group, taskHref, now }: { group: TaskGroup<TaskSummary>; taskHref: (task: TaskSummary) => string; now: number }) {
   const needs = group.needs.length > 0 ? <p class="needs">needs: {group.needs.join(', ')}</p> : null;
+  const shared = sharedReason(group.tasks);
   const items = (
     <ul class="tasks">
       {group.tasks.map((task) => (
-        <TaskItem key={task.id} task={task} href={taskHref(task)} now={now} />
+        <TaskItem key={task.id} task={task} href={taskHref(task)} now={now} showWhy={shared === null} />
       ))}
     </ul>
   );
@@ -61,6 +69,7 @@ function Group({ group, taskHref, now }: { group: TaskGroup<TaskSummary>; taskHr
           {group.tasks.length} variants: {countStates(group.tasks)}
         </span>
       </summary>
+      {shared !== null ? <p class="why">Waiting variants not picked up: {shared}</p> : null}
       {items}
       {needs}
     </details>
