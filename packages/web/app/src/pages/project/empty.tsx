@@ -9,7 +9,7 @@ export function FirstJobHelp({ project, mayManage }: { project: string; mayManag
       <ol class="first-job-steps">
         {mayManage ? (
           <li>
-            <strong>Run it now:</strong> the <em>Run pipeline</em> button above builds the branch you name.
+            <strong>Run it now:</strong> the <em>Run pipeline</em> button on this page builds the branch, tag or commit you name.
           </li>
         ) : null}
         <li>

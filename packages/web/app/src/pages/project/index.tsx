@@ -99,9 +99,11 @@ export default function ProjectPage() {
         ) : null}
       </PageHeader>
       <ErrorBox error={project.error} title="The project's settings could not be read" />
-      {mayManage && info !== null ? <RunPipeline project={name} defaultRef={lastBranch ?? 'main'} disabled={!info.enabled} /> : null}
       <h2 class="visually-hidden">Jobs</h2>
-      <JobFilters branch={branch} state={state ?? ''} branches={list.jobs ?? []} />
+      <div class="jobs-toolbar">
+        <JobFilters branch={branch} state={state ?? ''} branches={list.jobs ?? []} />
+        {mayManage && info !== null ? <RunPipeline project={name} defaultRef={lastBranch ?? 'main'} disabled={!info.enabled} /> : null}
+      </div>
       {list.error !== null ? <ErrorBox error={list.error} title="The jobs could not be read" /> : null}
       {list.jobs === null ? (
         list.error === null ? <Loading what="jobs" /> : null

@@ -29,7 +29,7 @@ export function RunPipeline({ project, defaultRef, disabled }: { project: string
   };
 
   return (
-    <div class="card run-pipeline">
+    <div class="run-pipeline">
       <form
         class="inline-form"
         aria-label="Run the pipeline"
