@@ -209,7 +209,7 @@ describe('management API: jobs', () => {
     const first = all.jobs[2] as Json;
     assert.deepEqual(first.task_counts, { blocked: 0, waiting: 0, running: 0, success: 5, failure: 0, skipped: 0, canceled: 0 });
     assert.equal(typeof first.started_at, 'number');
-    assert.deepEqual(Object.keys(first).sort(), ['actor', 'created_at', 'finished_at', 'head_sha', 'id', 'number', 'ref', 'started_at', 'state', 'task_counts', 'trigger']);
+    assert.deepEqual(Object.keys(first).sort(), ['actor', 'commit_message', 'created_at', 'finished_at', 'head_sha', 'id', 'number', 'ref', 'started_at', 'state', 'task_counts', 'trigger']);
     assert.equal(all.next_cursor, null);
 
     const page1 = await listJobs('?limit=2');

@@ -42,7 +42,10 @@ export async function createJob(deps: PipelineDeps, project: Project, request: J
   // The reason carries git's own words on a failed fetch (credentials masked): the caller can act on them.
   const commit = await deps.repos.findCommit(project.repo, request.sha);
   if (!commit.found) throw errors.commitUnusable(commit.reason);
-  const tasks = await compileAtCommit(deps, project, request.sha);
+  const [tasks, commitMessage] = await Promise.all([
+    compileAtCommit(deps, project, request.sha),
+    deps.repos.commitSubject(project.repo, request.sha),
+  ]);
   const job = await deps.store.insertJob(
     {
       projectId: project.id,
@@ -51,6 +54,7 @@ export async function createJob(deps: PipelineDeps, project: Project, request: J
       base: request.base,
       actor: request.actor,
       trigger: request.trigger,
+      commitMessage,
       tasks,
     },
     { jobId: newId(), taskIds: tasks.map(() => newId()) },

@@ -7,6 +7,7 @@ import { ceilingFor, runGit, type GitContext } from './git-process.js';
 import { checkLocation, classifyLocation, type Location } from './locations.js';
 import { isDirectory, mirrorPathFor, updateMirror } from './mirror.js';
 import { readFileAtCommit } from './read-file.js';
+import { readCommitSubject } from './commit-subject.js';
 import { redactUrlCredentials } from './redact.js';
 
 export type CommitLookup = { found: true } | { found: false; reason: string };
@@ -49,6 +50,11 @@ export interface Repositories {
   resolveRef(repo: string, ref: string): Promise<RefLookup>;
   /** Reads a file at a commit, refusing it above `maxBytes` without reading it. */
   readFile(repo: string, sha: string, path: string, maxBytes: number): Promise<FileAtCommit>;
+  /**
+   * The commit's subject line (`git log --format=%s`), or null when it cannot be read (no such commit,
+   * an unusable repository, a commit object above 64 KiB). Call after `findCommit` found the commit.
+   */
+  commitSubject(repo: string, sha: string): Promise<string | null>;
   /** The tree at a commit as a gzip tar stream (`git archive`); errors surface as stream errors. */
   archive(repo: string, sha: string): Readable;
   /** Ends the long-lived git processes; call once nothing uses the repositories any more. */
@@ -160,6 +166,17 @@ export function createRepositories(options: RepositoriesOptions): Repositories {
       // A URL whose mirror was never made has no commits yet.
       if (location.kind === 'url' && !(await isDirectory(directory))) return { kind: 'missing' };
       return readFileAtCommit(catFile, directory, sha, path, maxBytes);
+    },
+
+    async commitSubject(repo, sha) {
+      const location = classifyLocation(repo);
+      if (location.kind === 'refused') return null;
+      try {
+        return await readCommitSubject(catFile, directoryOf(location), sha);
+      } catch {
+        // The subject is shown where known; a git failure here must not refuse a job.
+        return null;
+      }
     },
 
     archive(repo, sha) {

@@ -8,6 +8,7 @@ export function presentJob(job: Job, project: Project) {
     state: job.state,
     ref: job.ref,
     head_sha: job.headSha,
+    commit_message: job.commitMessage,
     visibility: project.visibility,
     created_at: job.createdAt,
     finished_at: job.finishedAt,
@@ -22,6 +23,9 @@ export function presentTaskSummary(task: Task, waitingReasons: ReadonlyMap<strin
   return {
     id: task.id,
     name: task.name,
+    base_name: task.baseName,
+    needs: task.needs,
+    matrix: task.matrix,
     state: task.state,
     exit_code: task.exitCode,
     arch: task.arch,

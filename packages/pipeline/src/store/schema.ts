@@ -198,4 +198,8 @@ export const MIGRATIONS: readonly string[] = [
       VALUES (NEW.project_id, NEW.job_id, NEW.id, NEW.state, NEW.attempt, NEW.exit_code, NEW.started_at, NEW.finished_at);
   END;
   `,
+  // The commit's subject line, read when the job is created; jobs stored before this step have none.
+  `
+  ALTER TABLE jobs ADD COLUMN commit_message TEXT;
+  `,
 ];

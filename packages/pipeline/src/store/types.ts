@@ -44,6 +44,8 @@ export interface Job {
   base: string | null;
   actor: string;
   trigger: string;
+  /** The commit's subject line, read at creation; null where unknown (jobs stored before it was recorded). */
+  commitMessage: string | null;
   cancelRequested: boolean;
   createdAt: number;
   finishedAt: number | null;
@@ -129,6 +131,8 @@ export interface NewJob {
   base: string | null;
   actor: string;
   trigger: string;
+  /** The commit's subject line; absent or null when unknown. */
+  commitMessage?: string | null;
   tasks: CompiledTask[];
 }
 

@@ -49,6 +49,7 @@ function presentListing({ job, startedAt, taskCounts }: JobListing) {
     state: job.state,
     ref: job.ref,
     head_sha: job.headSha,
+    commit_message: job.commitMessage,
     actor: job.actor,
     trigger: job.trigger,
     created_at: job.createdAt,

@@ -79,7 +79,7 @@ describe('task and job transitions', () => {
     await complete(deploy as ClaimedTask, true);
     const read = await jobRead(body.job_id);
     assert.equal(read.job.state, 'success');
-    assert.deepEqual(Object.keys(read.tasks[0] ?? {}).sort(), ['arch', 'attempt', 'exit_code', 'finished_at', 'id', 'name', 'started_at', 'state', 'waiting_reason', 'worker_name']);
+    assert.deepEqual(Object.keys(read.tasks[0] ?? {}).sort(), ['arch', 'attempt', 'base_name', 'exit_code', 'finished_at', 'id', 'matrix', 'name', 'needs', 'started_at', 'state', 'waiting_reason', 'worker_name']);
     assert.equal(read.tasks.find((task) => task.name === 'lint')?.exit_code, 1);
   });
 

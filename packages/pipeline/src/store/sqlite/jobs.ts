@@ -84,10 +84,10 @@ export function createJobMethods(db: Db): JobMethods {
     if (counter === undefined) throw new Error(`project ${job.projectId} vanished`);
     const { lastInsertRowid: seq } = db
       .prepare(
-        `INSERT INTO jobs (id, project_id, number, state, ref, head_sha, base, actor, trigger, created_at)
-         VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO jobs (id, project_id, number, state, ref, head_sha, base, actor, trigger, commit_message, created_at)
+         VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(ids.jobId, job.projectId, counter.job_counter, job.ref, job.headSha, job.base, job.actor, job.trigger, now);
+      .run(ids.jobId, job.projectId, counter.job_counter, job.ref, job.headSha, job.base, job.actor, job.trigger, job.commitMessage ?? null, now);
     const insertTask = db.prepare(
       `INSERT INTO tasks (id, job_id, job_seq, project_id, position, name, base_name, state, arch, image, script, env,
          services, requires, artifact_paths, artifact_expire_in, workdir, timeout, max_attempts, attempts_per_run, allow_failure, needs, matrix, created_at)

@@ -56,6 +56,8 @@ describe('schema migration', () => {
         assert.equal((await store.getArtifact('a-retried'))?.expiresAt, 6000);
         // Projects from before realms belong to the system realm.
         assert.equal((await store.findProject('p1'))?.realm, 'system');
+        // Jobs from before commit messages were recorded have none (the API says null: unknown).
+        assert.equal((await store.getJobById('j1'))?.commitMessage, null);
       } finally {
         await store.close();
       }

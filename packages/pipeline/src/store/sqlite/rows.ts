@@ -60,6 +60,7 @@ export interface JobRow {
   base: string | null;
   actor: string;
   trigger: string;
+  commit_message: string | null;
   cancel_requested: number;
   created_at: number;
   finished_at: number | null;
@@ -76,6 +77,7 @@ export function toJob(row: JobRow): Job {
     base: row.base,
     actor: row.actor,
     trigger: row.trigger,
+    commitMessage: row.commit_message ?? null,
     cancelRequested: row.cancel_requested === 1,
     createdAt: row.created_at,
     finishedAt: row.finished_at,

@@ -771,6 +771,8 @@ export interface components {
             ref: string;
             /** @description a full 40-hex commit id */
             head_sha: string;
+            /** @description the commit's subject line, read when the job was created; null where unknown (jobs made before it was recorded, an unreadable commit) */
+            commit_message: string | null;
             /** @enum {string} */
             visibility: "private" | "public";
             /** @description milliseconds since the epoch */
@@ -784,7 +786,16 @@ export interface components {
         };
         TaskSummary: {
             id: string;
+            /** @description `<base_name>` or `<base_name>:<key>=<value>[,...]` for matrix variants */
             name: string;
+            /** @description the task's name in the pipeline file; matrix variants share it */
+            base_name: string;
+            /** @description the names of the tasks this one waits for (every variant of a matrix task it needs) */
+            needs: string[];
+            /** @description the variant's matrix values; empty for a task without a matrix */
+            matrix: {
+                [key: string]: string;
+            };
             /** @enum {string} */
             state: "blocked" | "waiting" | "running" | "success" | "failure" | "skipped" | "canceled";
             exit_code: number | null;
@@ -810,6 +821,8 @@ export interface components {
             ref: string;
             /** @description a full 40-hex commit id */
             head_sha: string;
+            /** @description the commit's subject line, read when the job was created; null where unknown (jobs made before it was recorded, an unreadable commit) */
+            commit_message: string | null;
             actor: string;
             /** @description `push`, `api`, `manual` (started from the management API), `rerun`, or what the creator gave */
             trigger: string;
