@@ -19,9 +19,9 @@ async function expectNoAccessibilityProblems(page: Page, name: string): Promise<
   await screenshot(page, name);
 }
 
-async function expectNotFound(page: Page, url: string, timeout?: number): Promise<void> {
+async function expectNotFound(page: Page, url: string): Promise<void> {
   await page.goto(url);
-  await page.getByRole('heading', { name: 'Page not found' }).waitFor({ timeout });
+  await page.getByRole('heading', { name: 'Page not found' }).waitFor();
   assert.equal(await page.getByRole('heading', { name: /Settings of/ }).count(), 0);
 }
 
@@ -74,16 +74,14 @@ describe('who sees the management pages', { skip: skip ?? false }, () => {
     await context.close();
   });
 
-  // The project page is another branch's; until it is merged this route shows its placeholder, so the
-  // check runs as a todo (reported, not failing). Drop the todo once pages/project is in.
-  it('signed out, and signed in to another realm, /projects/demo shows the 404 page', { todo: 'needs the project and job pages' }, async () => {
+  it('signed out, and signed in to another realm, /projects/demo shows the 404 page', async () => {
     const context = await newContext(browser);
     const page = await context.newPage();
-    // A short wait: on this branch the placeholder page never turns into the 404 page.
-    await expectNotFound(page, `${product.url}/projects/demo`, 10_000);
-    await expectNotFound(page, `${product.url}/projects/demo/jobs/1`, 10_000);
+    await expectNotFound(page, `${product.url}/projects/demo`);
+    await expectNotFound(page, `${product.url}/projects/demo/jobs/1`);
     await signIn(page, acmeUrl, CAROL.username, CAROL.password);
-    await expectNotFound(page, `${acmeUrl}/projects/demo`, 10_000);
+    await expectNotFound(page, `${acmeUrl}/projects/demo`);
+    await expectNotFound(page, `${acmeUrl}/projects/demo/jobs/1`);
     await context.close();
   });
 
