@@ -3,9 +3,32 @@
 //   2. time to interactive of the job page of a 256-task job (and of the demo job, the baseline)
 //   3. the browser's memory on a 64 MiB log (and on a short log, the baseline)
 import { loadavg } from 'node:os';
-import { browserUnavailable, launchBrowser } from '../testing/browser.js';
-import { startProduct } from '../testing/product.js';
+import type { Browser } from 'playwright-core';
+import { browserUnavailable, launchBrowser, newContext, signIn } from '../testing/browser.js';
+import { ADMIN, startProduct, type Product } from '../testing/product.js';
 import { weighFirstPages } from './bundle.js';
+import { benchJobPage, measureJobPage } from './job-page.js';
+
+const ROUNDS = 5;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+/** The demo's 4-task job page, the same measure as the 256-task one: the baseline of the ratio. */
+async function benchDemoJobPage(product: Product, browser: Browser): Promise<number> {
+  const context = await newContext(browser);
+  try {
+    const page = await context.newPage();
+    await signIn(page, product.url, ADMIN.username, ADMIN.password);
+    const times: number[] = [];
+    for (let round = 0; round < ROUNDS; round += 1) times.push(await measureJobPage(page, `${product.url}/projects/demo/jobs/1`));
+    return Math.round(median(times));
+  } finally {
+    await context.close();
+  }
+}
 
 const kB = (bytes: number): string => `${(bytes / 1000).toFixed(1)} kB`;
 
@@ -23,6 +46,12 @@ async function main(): Promise<void> {
       const verdict = weight.encodedBytes < 200_000 ? 'under' : 'OVER';
       console.log(`   ${weight.page.padEnd(9)} ${kB(weight.encodedBytes).padStart(9)} on the wire (${kB(weight.decodedBytes)} decoded, ${weight.files} files): ${verdict} the 200 kB target`);
     }
+
+    console.log(`\n2. Job page, time to interactive (navigation start to the graph drawn and the buttons decided; median of ${ROUNDS}):`);
+    const baseline = await benchDemoJobPage(product, browser);
+    const large = await benchJobPage(product, browser, ROUNDS);
+    console.log(`   demo job (4 tasks)     ${String(baseline).padStart(5)} ms`);
+    console.log(`   large job (${large.tasks} tasks) ${String(large.tti_ms).padStart(5)} ms  (${(large.tti_ms / baseline).toFixed(2)}x the demo's)`);
   } finally {
     await browser.close();
     await product.stop();
