@@ -46,6 +46,8 @@ export interface JobsPage {
   project: Project;
   jobs: JobListing[];
   nextCursor: string | null;
+  /** The newest event's seq, read before the page: following the project's events after it misses nothing the page lacks. */
+  eventsAfter: number;
 }
 
 /**
@@ -62,11 +64,14 @@ export async function listProjectJobs(
   const beforeNumber = query.cursor === null ? null : decodeJobCursor(query.cursor);
   const project = await findProjectInRealm(deps, projectKey, callerRealm);
   if (project === null || !(project.visibility === 'public' || (viewer !== null && viewerMayManage(viewer, project)))) throw errors.notFound();
+  // Read before the jobs: a change between the two reads is both on the page and in the feed after it,
+  // and following the feed twice over one change only re-reads what is already right.
+  const eventsAfter = await deps.store.latestEventSeq();
   // One more than asked says whether another page follows.
   const listings = await deps.store.listJobs(project.id, query.filter, { beforeNumber, limit: query.limit + 1 });
   const jobs = listings.slice(0, query.limit);
   const last = jobs.at(-1);
-  return { project, jobs, nextCursor: listings.length > query.limit && last !== undefined ? encodeJobCursor(last.job.number) : null };
+  return { project, jobs, nextCursor: listings.length > query.limit && last !== undefined ? encodeJobCursor(last.job.number) : null, eventsAfter };
 }
 
 /** What to start a job at: a branch or tag (resolved now), or a commit with the ref to record beside it. */

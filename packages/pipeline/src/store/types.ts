@@ -434,6 +434,8 @@ export interface PipelineStore {
   listJobEvents(jobId: string, afterSeq: number, limit: number): Promise<JobEvent[]>;
   /** As listJobEvents, for the job events (creation, state changes; no task events) of every job of a project. */
   listProjectJobEvents(projectId: string, afterSeq: number, limit: number): Promise<JobStateEvent[]>;
+  /** The `seq` of the newest event of any job (0 before the first): a feed resumed after it shows only what comes next. */
+  latestEventSeq(): Promise<number>;
 
   close(): Promise<void>;
 }

@@ -154,6 +154,11 @@ export const schemas: Record<string, Schema> = {
   JobsPage: object({
     jobs: { type: 'array', items: ref('JobListing'), description: 'newest (highest number) first' },
     next_cursor: { type: ['string', 'null'], description: 'pass as `cursor` for the next page; null on the last page' },
+    events_after: {
+      type: 'integer',
+      minimum: 0,
+      description: "the newest job event's id when this page was read: pass it as `after` to `GET /api/v1/projects/{project}/events` to follow only what changes from here (without it the stream replays the project's history)",
+    },
   }),
   JobStart: {
     oneOf: [

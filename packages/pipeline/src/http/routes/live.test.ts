@@ -173,6 +173,21 @@ describe('live events', () => {
     assert.deepEqual(events.map((event) => [event.id, event.state]), [[firstJob, 'running'], [secondJob, 'running']]);
   });
 
+  it("follows a project from its jobs list's events_after: what changes afterwards, none of the history", async () => {
+    const earlier = await startJob(publicProject);
+    const listed = await service.call('GET', '/api/v1/projects/public-live/jobs');
+    assert.equal(listed.status, 200);
+    const page = (await listed.json()) as { jobs: { id: string }[]; events_after: number };
+    assert.ok(page.jobs.some((job) => job.id === earlier), 'the page shows the earlier job');
+    assert.ok(Number.isInteger(page.events_after) && page.events_after > 0, `events_after ${page.events_after}`);
+    const response = await open(`/api/v1/projects/public-live/events?after=${page.events_after}`, sse);
+    const reader = collect(response, (items) => eventsOf(items).length >= 1);
+    const later = await startJob(publicProject);
+    const events = eventsOf(await reader).map((event) => ({ id: Number(event.id), job: (JSON.parse(event.data) as { id: string }).id }));
+    assert.deepEqual(events.map((event) => event.job), [later], 'only the job started after the page was read');
+    assert.ok((events[0]?.id ?? 0) > page.events_after);
+  });
+
   it('answers 404 to an anonymous follower of a private project, and serves a public one', async () => {
     const jobId = await startJob(project);
     const task = await claim();

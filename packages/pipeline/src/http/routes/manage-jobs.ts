@@ -74,7 +74,7 @@ export function registerManageJobRoutes(app: FastifyInstance, context: HttpConte
       cursor: cursor ?? null,
       limit: limit ?? DEFAULT_JOBS_LIMIT,
     });
-    return { jobs: page.jobs.map(presentListing), next_cursor: page.nextCursor };
+    return { jobs: page.jobs.map(presentListing), next_cursor: page.nextCursor, events_after: page.eventsAfter };
   });
 
   app.post<{ Params: ProjectParams }>('/api/v1/projects/:project/jobs/start', async (request) => {

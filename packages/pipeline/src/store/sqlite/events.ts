@@ -3,7 +3,7 @@ import type { JobStateEvent, PipelineStore, TaskStateEvent } from '../types.js';
 import type { Db } from './database.js';
 import { toJob, type JobRow } from './rows.js';
 
-type EventMethods = Pick<PipelineStore, 'listJobEvents' | 'listProjectJobEvents'>;
+type EventMethods = Pick<PipelineStore, 'listJobEvents' | 'listProjectJobEvents' | 'latestEventSeq'>;
 
 /** An event row joined with what never changes of its job (the `j_` columns) and its task's name. */
 interface EventRow {
@@ -54,7 +54,11 @@ export function createEventMethods(db: Db): EventMethods {
   const ofProject = db.prepare<[string, number, number], JobEventRow>(
     `${SELECT} WHERE e.project_id = ? AND e.task_id IS NULL AND e.seq > ? ORDER BY e.seq LIMIT ?`,
   );
+  const latest = db.prepare<[], { seq: number }>('SELECT COALESCE(MAX(seq), 0) AS seq FROM job_events');
   return {
+    async latestEventSeq() {
+      return (latest.get() as { seq: number }).seq;
+    },
     async listJobEvents(jobId, afterSeq, limit) {
       return ofJob.all(jobId, afterSeq, limit).map((row) => (row.task_id === null ? toJobStateEvent(row) : toTaskStateEvent(row)));
     },

@@ -848,6 +848,8 @@ export interface components {
             jobs: components["schemas"]["JobListing"][];
             /** @description pass as `cursor` for the next page; null on the last page */
             next_cursor: string | null;
+            /** @description the newest job event's id when this page was read: pass it as `after` to `GET /api/v1/projects/{project}/events` to follow only what changes from here (without it the stream replays the project's history) */
+            events_after: number;
         };
         JobStart: {
             /** @description a branch or tag name, or a full ref (`refs/heads/main`), resolved to its commit now */

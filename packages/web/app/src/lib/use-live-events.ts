@@ -25,8 +25,10 @@ export function useLiveEvents(url: string | null, names: readonly string[], onEv
     let closed = false;
 
     const open = () => {
-      const separator = url.includes('?') ? '&' : '?';
-      source = new EventSource(lastId === '' ? url : `${url}${separator}after=${encodeURIComponent(lastId)}`);
+      // The last event seen wins over the position the stream was first opened at.
+      const target = new URL(url, location.origin);
+      if (lastId !== '') target.searchParams.set('after', lastId);
+      source = new EventSource(target.pathname + target.search);
       source.onopen = () => setState('live');
       source.onerror = () => {
         if (closed || source === null) return;

@@ -49,10 +49,11 @@ export default function ProjectPage() {
   const list = useJobList(name, { ref: branch === '' ? undefined : refOfBranch(branch), state });
 
   // Re-read the rows on screen when an event names a job newer than the newest shown, or a shown job's
-  // state changed. A first connection replays the project's history: its events mostly match what is
-  // shown already, and the rest cost one coalesced refresh.
+  // state changed. The stream starts after the first page's events_after, so it carries only what
+  // changed since that read, never the project's history.
   const refresh = useCoalesced(() => void list.refresh(), 250);
-  const live = useLiveEvents(list.error === null ? `/api/v1/projects/${encodeURIComponent(name)}/events` : null, ['job'], (_name, data) => {
+  const eventsUrl = list.error === null && list.eventsAfter !== null ? `/api/v1/projects/${encodeURIComponent(name)}/events?after=${list.eventsAfter}` : null;
+  const live = useLiveEvents(eventsUrl, ['job'], (_name, data) => {
     const event = data as JobEvent;
     const jobs = list.jobs;
     // Before the first page has answered, the page may predate the event.

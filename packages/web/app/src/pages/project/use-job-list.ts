@@ -22,6 +22,8 @@ export interface JobList {
   loadMore(): Promise<void>;
   /** Reads the rows on screen again (a live event said something changed). */
   refresh(): Promise<void>;
+  /** The project's events to follow, from the first page's `events_after`: only what changed since it was read. */
+  eventsAfter: number | null;
 }
 
 async function readPage(project: string, filter: JobFilter, limit: number, cursor?: string) {
@@ -41,6 +43,7 @@ export function useJobList(project: string, filter: JobFilter): JobList {
   const [next, setNext] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [loadingMore, setLoadingMore] = useState(false);
+  const [eventsAfter, setEventsAfter] = useState<number | null>(null);
   const generation = useRef(0);
   const shown = useRef(0);
   shown.current = jobs?.length ?? 0;
@@ -55,6 +58,8 @@ export function useJobList(project: string, filter: JobFilter): JobList {
     try {
       const page = await readPage(name, active, limit);
       if (mine !== generation.current) return;
+      // Only the first read's position: the stream, once open, resumes by itself.
+      setEventsAfter((before) => before ?? page.events_after);
       setJobs((before) => {
         // Rows beyond what a refresh can read back stay as they were.
         const seen = new Set(page.jobs.map((job) => job.id));
@@ -72,6 +77,7 @@ export function useJobList(project: string, filter: JobFilter): JobList {
     setJobs(null);
     setNext(null);
     setError(null);
+    setEventsAfter(null);
     void refresh();
   }, [key, refresh]);
 
@@ -94,5 +100,5 @@ export function useJobList(project: string, filter: JobFilter): JobList {
     }
   }, [next]);
 
-  return { jobs, error, hasMore: next !== null, loadingMore, loadMore, refresh };
+  return { jobs, error, hasMore: next !== null, loadingMore, loadMore, refresh, eventsAfter };
 }
