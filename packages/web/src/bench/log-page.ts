@@ -46,6 +46,16 @@ export async function scrollLog(page: Page, where: 'top' | 'middle' | 'bottom'):
   if (where === 'top') await page.keyboard.press('Home');
   else if (where === 'bottom') await page.keyboard.press('End');
   else await scroller.evaluate((element) => element.scrollTo({ top: (element.scrollHeight - element.clientHeight) / 2 }));
+  // Keyboard scrolling may be animated: first the position, then the rows drawn there.
+  await page.waitForFunction(
+    (target) => {
+      const element = document.querySelector('.log-scroller')!;
+      const max = element.scrollHeight - element.clientHeight;
+      return target === 'top' ? element.scrollTop === 0 : target === 'bottom' ? element.scrollTop >= max - 1 : Math.abs(element.scrollTop - max / 2) < 2;
+    },
+    where,
+    { polling: 'raf', timeout: 30_000 },
+  );
   await page.waitForFunction(
     () => {
       const view = document.querySelector('.log-scroller')!.getBoundingClientRect();
@@ -63,7 +73,7 @@ export async function scrollLog(page: Page, where: 'top' | 'middle' | 'bottom'):
 /** Searches the whole log and waits for the count. */
 export async function searchLog(page: Page, query: string): Promise<string> {
   await page.getByLabel('Search the log').fill(query);
-  const status = page.locator('.log-search-count').filter({ hasText: / of |No matches/ });
+  const status = page.locator('.log-search-count').filter({ hasText: /^[\d,]+\+? of |^No matches/ });
   await status.waitFor({ timeout: 120_000 });
   return status.innerText();
 }

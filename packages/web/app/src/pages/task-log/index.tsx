@@ -47,6 +47,17 @@ function useTaskEvents(project: string, job: string, task: string, onChange: () 
   }, [project, job, task]);
 }
 
+/** Counts the changes of the latest attempt after the first one seen (a retry while the page is open). */
+function useAttemptGeneration(attempt: number | null): number {
+  const seen = useRef<number | null>(null);
+  const generation = useRef(0);
+  if (attempt !== null) {
+    if (seen.current !== null && seen.current !== attempt) generation.current += 1;
+    seen.current = attempt;
+  }
+  return generation.current;
+}
+
 function useSelectedLine(): [number | null, (line: number) => void] {
   const [line, setLine] = useState(readHashLine);
   useEffect(() => {
@@ -120,19 +131,22 @@ export default function TaskLogPage() {
   const current = task.data?.task ?? null;
   useTitle(current !== null ? `${current.name} · job #${current.job_number}` : 'Task log');
 
-  // One controller per attempt shown: the latest attempt is followed while the task is unfinished.
-  const viewing = chosen ?? current?.attempt ?? null;
-  const live = current !== null && chosen === null && isUnfinished(current.state);
-  const controller = useMemo(() => {
-    if (viewing === null) return null;
-    return new LogController({ project, job, task: taskId, attempt: chosen }, () => void task.reload());
-    // The controller is per attempt; `live` is read when it opens.
-  }, [project, job, taskId, chosen, viewing]);
+  // One controller per attempt shown, made at once so the tail is read beside the task; a retry seen
+  // while showing the latest attempt makes a new one. The latest attempt is followed while unfinished.
+  const generation = useAttemptGeneration(chosen === null ? (current?.attempt ?? null) : null);
+  const controller = useMemo(
+    () => new LogController({ project, job, task: taskId, attempt: chosen }, () => void task.reload()),
+    // `generation` only tells when to start over.
+    [project, job, taskId, chosen, generation],
+  );
   useEffect(() => {
-    if (controller === null) return;
-    void controller.open(live);
+    void controller.open();
     return () => controller.dispose();
   }, [controller]);
+  const live = current !== null && chosen === null && isUnfinished(current.state);
+  useEffect(() => {
+    if (current !== null) controller.setLive(live);
+  }, [controller, current !== null, live]);
 
   if (task.error !== null && task.data === null) {
     if (task.error instanceof ApiError && task.error.status === 404) {
@@ -148,7 +162,7 @@ export default function TaskLogPage() {
     }
     return <ErrorBox error={task.error} title="The task could not be loaded" />;
   }
-  if (current === null || controller === null || task.data === null) return <Loading what="the task" />;
+  if (current === null || task.data === null) return <Loading what="the task" />;
 
   const shownAttempt = chosen ?? Math.max(current.attempt, 1);
   const pick = (attempt: number) => route(attempt === current.attempt ? path : `${path}?attempt=${attempt}`);

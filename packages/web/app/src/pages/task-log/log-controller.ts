@@ -55,19 +55,34 @@ export class LogController {
     });
   }
 
-  /** Reads the tail (one chunk), then follows live when `live`. */
-  async open(live: boolean): Promise<void> {
+  private wantLive: boolean | null = null;
+
+  /**
+   * Reads the tail at once (not waiting for the task's read, which decides whether to follow). Two
+   * chunks and the byte before them: the last chunk may hold only a few lines, and the screen above
+   * them must not wait for a second read.
+   */
+  async open(): Promise<void> {
     try {
-      const tail = await readLogRange(this.address, `-${CHUNK_BYTES + 1}`, this.abort.signal);
+      const tail = await readLogRange(this.address, `-${2 * CHUNK_BYTES + 1}`, this.abort.signal);
       this.store.setSize(tail.size);
       this.store.put(tail.start, tail.bytes);
+      this.store.sample(tail.bytes);
       this.ready = true;
-      if (live) this.follow(tail.size);
-      else this.live = 'ended';
+      if (this.wantLive !== null) this.setLive(this.wantLive);
     } catch (error) {
       if (this.abort.signal.aborted) return;
       this.error = error;
     }
+    this.changed();
+  }
+
+  /** Follows the log from what is loaded when `live` (the task is unfinished), once; else the log is final. */
+  setLive(live: boolean): void {
+    this.wantLive = live;
+    if (!this.ready || this.live !== 'idle' || this.error !== null) return;
+    if (live) this.follow(this.store.size);
+    else this.live = 'ended';
     this.changed();
   }
 

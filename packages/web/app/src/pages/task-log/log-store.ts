@@ -42,6 +42,9 @@ export class LogStore {
   /** Lines starting in each chunk, for every chunk ever loaded or counted. */
   private readonly counts = new Map<number, number>();
   private cumulative: number[] = [0];
+  /** Bytes and lines of a read used only to estimate the line length (the tail read, before any whole chunk is counted). */
+  private sampleBytes = 0;
+  private sampleLines = 0;
   private exactUpTo = 0;
 
   get chunkCount(): number {
@@ -160,13 +163,22 @@ export class LogStore {
     return Math.max(0, Math.min(CHUNK_BYTES, this.size - index * CHUNK_BYTES));
   }
 
-  private bytesPerLine(): number {
-    let bytes = 0;
+  /** Takes a read's newlines as a sample of the log's line length (the tail read: a chunk's worth, even when the last chunk is short). */
+  sample(bytes: Uint8Array): void {
     let lines = 0;
+    for (let i = bytes.indexOf(NEWLINE); i !== -1; i = bytes.indexOf(NEWLINE, i + 1)) lines += 1;
+    this.sampleBytes += bytes.length;
+    this.sampleLines += lines;
+    this.recount();
+  }
+
+  private bytesPerLine(): number {
+    let bytes = this.sampleBytes;
+    let lines = this.sampleLines;
     for (const [index, count] of this.counts) {
-      // A partial count (the live end) says little about the rest.
-      if (this.bytesIn(index) === CHUNK_BYTES || index === this.chunkCount - 1) {
-        bytes += this.bytesIn(index);
+      // Only whole chunks: the short last one (a few lines after a huge log) says little about the rest.
+      if (this.bytesIn(index) === CHUNK_BYTES) {
+        bytes += CHUNK_BYTES;
         lines += count;
       }
     }

@@ -10,6 +10,8 @@ import { LogToolbar } from './log-toolbar';
 
 export const ROW_HEIGHT = 20;
 const OVERSCAN = 12;
+/** How long the view rests before the chunks it shows are fetched. */
+const SETTLE_MS = 60;
 /** Browsers cap an element's height (Firefox near 17.9 M px); past this the rows are scaled. */
 const MAX_HEIGHT = 8_000_000;
 
@@ -43,7 +45,10 @@ export function LogView({ controller, label, downloadUrl, selectedLine, onSelect
   const [following, setFollowingState] = useState(true);
   const followingRef = useRef(true);
   const anchor = useRef<Anchor | null>(null);
-  const expectedScroll = useRef(-1);
+  /** The position the view itself last set, whose scroll event is not the person's; null when none is due. */
+  const expectedScroll = useRef<number | null>(null);
+  const lastUserScroll = useRef(0);
+  const jumpPending = useRef(false);
   const [, rerender] = useState(0);
 
   const setFollowing = useCallback((value: boolean) => {
@@ -76,7 +81,15 @@ export function LogView({ controller, label, downloadUrl, selectedLine, onSelect
   useLayoutEffect(() => {
     const element = scroller.current;
     if (element === null) return;
-    if (Math.abs(element.scrollTop - scrollTop) >= 1) {
+    // While the person scrolls (a keyboard scroll is an animation of many frames), only a jump they
+    // asked for moves the view: setting the position would stop the animation half-way.
+    const scrolling = performance.now() - lastUserScroll.current < 400;
+    if (scrolling && !jumpPending.current && !followingRef.current) return;
+    jumpPending.current = false;
+    // Only a change of half a row or more moves the view.
+    const shown = maxScroll > 0 ? (element.scrollTop / maxScroll) * maxTop : 0;
+    const drift = followingRef.current ? Math.abs(element.scrollTop - scrollTop) >= 1 : Math.abs(shown - topRow) >= 0.5;
+    if (drift) {
       expectedScroll.current = scrollTop;
       element.scrollTop = scrollTop;
     }
@@ -94,12 +107,13 @@ export function LogView({ controller, label, downloadUrl, selectedLine, onSelect
   const onScroll = () => {
     const element = scroller.current;
     if (element === null) return;
-    if (Math.abs(element.scrollTop - expectedScroll.current) < 1.5) {
-      expectedScroll.current = -1;
+    if (expectedScroll.current !== null && Math.abs(element.scrollTop - expectedScroll.current) < 1.5) {
+      expectedScroll.current = null;
       return;
     }
     const row = maxScroll > 0 ? (element.scrollTop / maxScroll) * maxTop : 0;
     anchor.current = anchorOf(row);
+    lastUserScroll.current = performance.now();
     // Scrolling away from the end stops following; coming back to it follows again.
     setFollowing(element.scrollTop >= maxScroll - 2);
     rerender((v) => v + 1);
@@ -109,6 +123,7 @@ export function LogView({ controller, label, downloadUrl, selectedLine, onSelect
   const showRow = useCallback(
     (row: number) => {
       anchor.current = anchorOf(Math.max(0, row - Math.floor(visibleRows / 3)));
+      jumpPending.current = true;
       setFollowing(false);
       rerender((v) => v + 1);
     },
@@ -118,12 +133,14 @@ export function LogView({ controller, label, downloadUrl, selectedLine, onSelect
 
   const jumpToEnd = () => {
     anchor.current = null;
+    jumpPending.current = true;
     setFollowing(true);
     rerender((v) => v + 1);
     scroller.current?.focus();
   };
   const jumpToStart = () => {
     anchor.current = { chunk: 0, offset: 0, rows: store.rowsIn(0) };
+    jumpPending.current = true;
     setFollowing(false);
     rerender((v) => v + 1);
     scroller.current?.focus();
@@ -187,7 +204,12 @@ export function LogView({ controller, label, downloadUrl, selectedLine, onSelect
   }
   const wantedKey = [...wanted].join(',');
   useEffect(() => {
-    for (const chunk of wanted) controller.ensure(chunk);
+    // Chunks are asked for once the view rests a moment: a fling or a Home key's animation passes
+    // many chunks nobody reads.
+    const timer = window.setTimeout(() => {
+      for (const chunk of wanted) controller.ensure(chunk);
+    }, SETTLE_MS);
+    return () => window.clearTimeout(timer);
   }, [wantedKey, controller]);
 
   const goToMatch = useCallback(
