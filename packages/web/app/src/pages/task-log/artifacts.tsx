@@ -17,9 +17,13 @@ export function Artifacts(props: { artifacts: Artifact[]; patterns: string[]; at
       {artifacts.length === 0 ? (
         <p class="muted">
           No artifacts.{' '}
-          {patterns.length === 0
-            ? 'The task keeps none: list files under `artifacts:` in its pipeline file to keep them.'
-            : `The task keeps files matching ${patterns.join(', ')}; this attempt stored none (it may not have finished, or its files expired).`}
+          {patterns.length === 0 ? (
+            <>
+              The task keeps none: list files under <code>artifacts:</code> in its pipeline file to keep them.
+            </>
+          ) : (
+            `The task keeps files matching ${patterns.join(', ')}; this attempt stored none (it may not have finished, or its files expired).`
+          )}
         </p>
       ) : (
         <table class="list">
