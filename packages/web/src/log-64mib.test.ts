@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext } from 'playwright-core';
-import { measureHeapMb, openAtTail, scrollLog, searchLog, trackLogBytes } from './bench/log-page.js';
+import { measureHeapMb, measureLogPage, openAtTail, scrollLog, searchLog, trackLogBytes } from './bench/log-page.js';
 import { BIG_LOG_BYTES, BIG_LOG_ENV, BIG_LOG_FIRST, BIG_LOG_LAST, BIG_LOG_LINE, createBigLogTask, type BigLogTask } from './testing/big-log.js';
 import { ADMIN, browserUnavailable, findAccessibilityProblems, launchBrowser, newContext, screenshot, signIn, startProduct, type Product } from './testing/index.js';
 import { taskPageUrl, visibleLogLines } from './testing/log-page.js';
@@ -89,5 +89,14 @@ describe('a 64 MiB log', { skip: skip ?? false }, () => {
     assert.deepEqual(await findAccessibilityProblems(page), []);
     await screenshot(page, 'task-log-64mib-search');
     await page.close();
+  });
+
+  it('gives the benchmark its figures: tail time, bytes fetched, heap and the log size', async () => {
+    const figures = await measureLogPage(browser, product, big.project, big.job, big.task);
+    console.log(`64 MiB log, as the benchmark measures it: ${JSON.stringify(figures)}`);
+    assert.equal(figures.logBytes, big.logBytes);
+    assert.ok(figures.tailMs > 0 && figures.tailMs < 1000, `tail in ${figures.tailMs} ms`);
+    assert.ok(figures.bytesFetched > 0 && figures.bytesFetched < 2 * MIB, `fetched ${figures.bytesFetched} bytes`);
+    assert.ok(figures.jsHeapMb > 0 && figures.jsHeapMb < 64, `heap ${figures.jsHeapMb} MiB`);
   });
 });
