@@ -6,8 +6,11 @@ import { loadavg } from 'node:os';
 import type { Browser } from 'playwright-core';
 import { browserUnavailable, launchBrowser, newContext, signIn } from '../testing/browser.js';
 import { ADMIN, startProduct, type Product } from '../testing/product.js';
+import { BIG_LOG_ENV, createBigLogTask } from '../testing/big-log.js';
+import { readJob, taskNamed } from '../testing/projects.js';
 import { weighFirstPages } from './bundle.js';
 import { benchJobPage, measureJobPage } from './job-page.js';
+import { measureLogPage, type LogPageFigures } from './log-page.js';
 
 const ROUNDS = 5;
 
@@ -32,6 +35,23 @@ async function benchDemoJobPage(product: Product, browser: Browser): Promise<num
 
 const kB = (bytes: number): string => `${(bytes / 1000).toFixed(1)} kB`;
 
+const MiB = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(2)} MiB`;
+
+/** The log page on the 64 MiB log and, as the baseline, on the demo's build task (a few lines). */
+async function benchLogPages(product: Product, browser: Browser): Promise<{ big: LogPageFigures; small: LogPageFigures }> {
+  const context = await newContext(browser);
+  try {
+    await signIn(await context.newPage(), product.url, ADMIN.username, ADMIN.password);
+    const bigTask = await createBigLogTask(product, context.request);
+    const demo = await readJob(product, context.request, 'demo', '1');
+    const small = await measureLogPage(browser, product, 'demo', '1', taskNamed(demo, 'build').id);
+    const big = await measureLogPage(browser, product, bigTask.project, bigTask.job, bigTask.task);
+    return { big, small };
+  } finally {
+    await context.close();
+  }
+}
+
 async function main(): Promise<void> {
   const unavailable = browserUnavailable();
   if (unavailable !== null) {
@@ -39,7 +59,8 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   console.log(`load average at start: ${loadavg().map((value) => value.toFixed(2)).join(' ')}`);
-  const [product, browser] = await Promise.all([startProduct(), launchBrowser()]);
+  // The 64 MiB log and the lines around it need a limit above the default 64 MiB.
+  const [product, browser] = await Promise.all([startProduct({ env: BIG_LOG_ENV }), launchBrowser()]);
   try {
     console.log('\n1. First pages, as sent (the build precompresses; the browser takes brotli):');
     for (const weight of await weighFirstPages(browser, product)) {
@@ -52,6 +73,15 @@ async function main(): Promise<void> {
     const large = await benchJobPage(product, browser, ROUNDS);
     console.log(`   demo job (4 tasks)     ${String(baseline).padStart(5)} ms`);
     console.log(`   large job (${large.tasks} tasks) ${String(large.tti_ms).padStart(5)} ms  (${(large.tti_ms / baseline).toFixed(2)}x the demo's)`);
+
+    console.log('\n3. Task log page: the tail on screen, bytes fetched to open it and scroll top, middle, bottom, and the JS heap after a search of the whole log:');
+    const { big, small } = await benchLogPages(product, browser);
+    for (const [label, figures] of [['demo build log', small], ['64 MiB log', big]] as const) {
+      console.log(
+        `   ${label.padEnd(15)} ${MiB(figures.logBytes).padStart(10)} log: tail in ${String(Math.round(figures.tailMs)).padStart(4)} ms, ${MiB(figures.bytesFetched)} fetched, heap ${figures.jsHeapMb.toFixed(1)} MiB`,
+      );
+    }
+    console.log(`   heap on the 64 MiB log is ${(big.jsHeapMb / small.jsHeapMb).toFixed(2)}x the heap on the demo's log; ${((100 * big.bytesFetched) / big.logBytes).toFixed(2)}% of the log was fetched`);
   } finally {
     await browser.close();
     await product.stop();
