@@ -91,7 +91,8 @@ describe('conveyor dev', { timeout: 240_000 }, () => {
     assert.match(dev.url, /^http:\/\/127\.0\.0\.1:\d+$/);
     assert.doesNotMatch(output, new RegExp(PASSWORD), 'a given password is never printed');
     assert.match(output, /CONVEYOR_ADMIN_PASSWORD/);
-    const jobPath = new RegExp(`job #1 started: ${dev.url}(/api/v1/projects/demo/jobs/\\S+)`).exec(output)?.[1];
+    assert.match(output, new RegExp(`job #1 started: ${dev.url}/projects/demo/jobs/1 `), 'the web page of the job');
+    const jobPath = new RegExp(`\\(API: ${dev.url}(/api/v1/projects/demo/jobs/[^)\\s]+)\\)`).exec(output)?.[1];
     assert.ok(jobPath !== undefined, output);
     const workerPid = Number(/pid (\d+)/.exec(output)?.[1]);
     assert.ok(workerPid > 0 && isRunning(workerPid), output);

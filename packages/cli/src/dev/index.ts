@@ -36,10 +36,10 @@ function describeAdmin(result: AdminResult): string {
 function describeDemo(url: string, demo: DemoResult): string {
   const jobs = `${url}/api/v1/projects/${DEMO_PROJECT}/jobs`;
   if (demo.job !== null) {
-    return `Demo project '${DEMO_PROJECT}': job #${demo.job.number} started: ${jobs}/${demo.job.id}\n`;
+    return `Demo project '${DEMO_PROJECT}': job #${demo.job.number} started: ${url}/projects/${DEMO_PROJECT}/jobs/${demo.job.number} (API: ${jobs}/${demo.job.id})\n`;
   }
   return (
-    `Demo project '${DEMO_PROJECT}' exists (no new job on a later start); start one with\n` +
+    `Demo project '${DEMO_PROJECT}' exists (no new job on a later start): ${url}/projects/${DEMO_PROJECT} (Run pipeline starts one), or\n` +
     `  curl -b cookies.txt -H 'origin: ${url}' -H 'content-type: application/json' -d '{"ref":"main"}' ${jobs}/start\n`
   );
 }
