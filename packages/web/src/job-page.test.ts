@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createProject, LARGE_JOB_TASKS, largePipeline, measureJobPage, startJob, UNOFFERED_ARCH } from './bench/job-page.js';
+import { LARGE_JOB_TASKS, largePipeline, measureJobPage, UNOFFERED_ARCH } from './bench/job-page.js';
+import { createProject, startJob } from './testing/projects.js';
 import { ADMIN, browserUnavailable, findAccessibilityProblems, launchBrowser, newContext, screenshot, signIn, startProduct, type Product } from './testing/index.js';
 
 const skip = browserUnavailable();
@@ -78,6 +79,7 @@ describe('the job page', { skip: skip ?? false }, () => {
     const marker = join(scratch, 'flaky-may-pass');
     const project = await createProject(
       product,
+      page.request,
       'flaky',
       `tasks:
   flaky:
@@ -88,7 +90,7 @@ describe('the job page', { skip: skip ?? false }, () => {
 `,
     );
     cleanups.push(project.remove);
-    const number = await startJob(page, product, 'flaky');
+    const { number } = await startJob(product, page.request, 'flaky');
     await page.goto(`${product.url}/projects/flaky/jobs/${number}`);
     await heading(page, 'Failed').waitFor({ timeout: 30_000 });
     await page.locator('[data-group="after"] .task-skipped').waitFor();
@@ -109,9 +111,9 @@ describe('the job page', { skip: skip ?? false }, () => {
   });
 
   it('cancels a running job with the Cancel button', async () => {
-    const project = await createProject(product, 'sleepy', 'tasks:\n  nap:\n    script: ["sleep 60"]\n');
+    const project = await createProject(product, page.request, 'sleepy', 'tasks:\n  nap:\n    script: ["sleep 60"]\n');
     cleanups.push(project.remove);
-    const number = await startJob(page, product, 'sleepy');
+    const { number } = await startJob(product, page.request, 'sleepy');
     await page.goto(`${product.url}/projects/sleepy/jobs/${number}`);
     await page.locator('[data-group="nap"] .task-running').waitFor({ timeout: 30_000 });
     assert.deepEqual(await findAccessibilityProblems(page), []);
@@ -123,9 +125,9 @@ describe('the job page', { skip: skip ?? false }, () => {
   });
 
   it('shows every task of a 256-task job as a link, and why the waiting ones are not picked up', async () => {
-    const project = await createProject(product, 'large', largePipeline());
+    const project = await createProject(product, page.request, 'large', largePipeline());
     cleanups.push(project.remove);
-    const number = await startJob(page, product, 'large');
+    const { number } = await startJob(product, page.request, 'large');
     const tti = await measureJobPage(page, `${product.url}/projects/large/jobs/${number}`);
     assert.ok(tti > 0);
     assert.equal(await page.locator('a.task-link').count(), LARGE_JOB_TASKS);

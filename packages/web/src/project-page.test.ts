@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createProject } from './bench/job-page.js';
+import { createProject } from './testing/projects.js';
 import { ADMIN, browserUnavailable, findAccessibilityProblems, launchBrowser, newContext, screenshot, signIn, startProduct, type Product } from './testing/index.js';
 
 const skip = browserUnavailable();
@@ -99,7 +99,7 @@ describe('the project page', { skip: skip ?? false }, () => {
   });
 
   it('explains how to start the first job of a new project, and runs it with the Run button', async () => {
-    const project = await createProject(product, 'fresh', 'tasks:\n  hello:\n    script: ["echo hello"]\n');
+    const project = await createProject(product, page.request, 'fresh', 'tasks:\n  hello:\n    script: ["echo hello"]\n');
     cleanups.push(project.remove);
     await page.goto(`${product.url}/projects/fresh`);
     await page.getByRole('heading', { name: 'No jobs yet' }).waitFor();

@@ -2,12 +2,9 @@
 // architecture no worker offers (they stay waiting or blocked, so the page is measured, not the run),
 // opened in Chromium; the time is from navigation start to the page's `conveyor:job-page-ready` mark
 // (the first render with the job, its graph and the buttons' manage decision).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { gitSync } from '@conveyor/kit/testing';
 import type { Browser, Page } from 'playwright-core';
 import { ADMIN, newContext, signIn, type Product } from '../testing/index.js';
+import { createProject, startJob } from '../testing/projects.js';
 
 /** An architecture no worker offers: the tasks stay put and say why. */
 export const UNOFFERED_ARCH = 'bench_nowhere';
@@ -28,26 +25,6 @@ export function largePipeline(): string {
     }
   }
   return `${lines.join('\n')}\n`;
-}
-
-/** A git repository (made with the git CLI) holding `.pipeline.yml`, registered as a project with the admin CLI. */
-export async function createProject(product: Product, name: string, pipeline: string): Promise<{ repo: string; remove(): void }> {
-  const repo = mkdtempSync(join(tmpdir(), `conveyor-web-${name}-`));
-  gitSync(repo, ['init', '-q', '--initial-branch=main']);
-  writeFileSync(join(repo, '.pipeline.yml'), pipeline);
-  gitSync(repo, ['add', '--all']);
-  gitSync(repo, ['commit', '-q', '-m', `The ${name} pipeline`]);
-  await product.cli(['pipeline', 'admin', 'project', 'create', '--name', name, '--repo', repo]);
-  return { repo, remove: () => rmSync(repo, { recursive: true, force: true }) };
-}
-
-/** Starts a job at `main` through the signed-in page's session (the management API's POST /jobs/start); returns its number. */
-export async function startJob(page: Page, product: Product, project: string): Promise<number> {
-  const response = await page.request.post(`${product.url}/api/v1/projects/${project}/jobs/start`, { data: { ref: 'main' }, headers: { origin: product.url } });
-  if (!response.ok()) throw new Error(`starting a job of ${project} answered ${response.status()}: ${await response.text()}`);
-  const { job_id: id } = (await response.json()) as { job_id: string };
-  const read = await page.request.get(`${product.url}/api/v1/projects/${project}/jobs/${id}`);
-  return ((await read.json()) as { job: { number: number } }).job.number;
 }
 
 /** Opens the job page and resolves with its time to interactive (navigation start to the ready mark), in ms. */
@@ -72,11 +49,11 @@ export interface JobPageBench {
  */
 export async function benchJobPage(product: Product, browser: Browser, rounds = 5): Promise<JobPageBench> {
   const context = await newContext(browser);
-  const project = await createProject(product, 'bench-large', largePipeline());
+  const page = await context.newPage();
+  await signIn(page, product.url, ADMIN.username, ADMIN.password);
+  const project = await createProject(product, context.request, 'bench-large', largePipeline());
   try {
-    const page = await context.newPage();
-    await signIn(page, product.url, ADMIN.username, ADMIN.password);
-    const number = await startJob(page, product, 'bench-large');
+    const { number } = await startJob(product, context.request, 'bench-large');
     const url = `${product.url}/projects/bench-large/jobs/${number}`;
     const times: number[] = [];
     for (let round = 0; round < rounds; round += 1) times.push(await measureJobPage(page, url));

@@ -1,7 +1,7 @@
 // Test support: a project of the test's own on a real git repository (made with the git CLI), registered
 // with the real `conveyor pipeline admin` command, and jobs started through the management API with a
 // signed-in browser context's cookie, as the page itself would.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gitSync } from '@conveyor/kit/testing';
@@ -22,8 +22,15 @@ export interface JobSummary {
   tasks: TaskSummary[];
 }
 
+export interface TestProject {
+  /** The repository's directory. */
+  repo: string;
+  /** Removes the repository (the product's own data goes with the product). */
+  remove(): void;
+}
+
 /** A repository on `main` holding `.pipeline.yml`, registered as project `name` (system realm, owned by the signed-in user). */
-export async function createProject(product: Product, request: APIRequestContext, name: string, pipelineFile: string): Promise<string> {
+export async function createProject(product: Product, request: APIRequestContext, name: string, pipelineFile: string): Promise<TestProject> {
   const directory = mkdtempSync(join(tmpdir(), `conveyor-${name}-`));
   gitSync(directory, ['init', '-q']);
   gitSync(directory, ['symbolic-ref', 'HEAD', 'refs/heads/main']);
@@ -32,7 +39,7 @@ export async function createProject(product: Product, request: APIRequestContext
   gitSync(directory, ['commit', '-q', '-m', `${name}: the pipeline`]);
   const session = (await (await request.get(`${product.url}/api/v1/session`)).json()) as { user: { id: string } };
   await product.cli(['pipeline', 'admin', 'project', 'create', '--name', name, '--repo', directory, '--owner', session.user.id, '--realm', 'system']);
-  return directory;
+  return { repo: directory, remove: () => rmSync(directory, { recursive: true, force: true }) };
 }
 
 /** Starts a job on `main` as the signed-in user (POST .../jobs/start, with the Origin the CSRF check wants). */
