@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useLocation } from 'preact-iso';
+import { useEffect, useRef } from 'preact/hooks';
 import { describeError } from '../api/client';
 import { useSession } from '../lib/session';
 
@@ -47,6 +48,18 @@ function Account() {
 /** The frame of every page: a skip link, the header with navigation and account, and the main landmark. */
 export function Layout({ children }: { children: ComponentChildren }) {
   const { realm, session } = useSession();
+  const { path } = useLocation();
+  const firstPath = useRef(path);
+  // A link followed inside the application changes the page without a load: the focus would stay on a
+  // link that is gone. Like a page load, it starts again at the top of the new page's content, where a
+  // screen reader reads the new page and the next Tab reaches its first control. (Query and hash
+  // changes, such as a filter or a line link, keep the focus where it is.)
+  useEffect(() => {
+    if (path === firstPath.current) return;
+    firstPath.current = path;
+    document.getElementById('main')?.focus({ preventScroll: true });
+    window.scrollTo(0, 0);
+  }, [path]);
   return (
     <>
       <a class="skip-link" href="#main">
