@@ -196,7 +196,8 @@ describe('the task log page', { skip: skip ?? false }, () => {
     await waitForJob(product, context.request, 'waiting', String(waiting.number), (read) => read.tasks[0]?.state === 'waiting');
     const page = await context.newPage();
     await page.goto(taskPageUrl(product.url, 'waiting', String(waiting.number), taskNamed(waiting, 'gpu').id));
-    await page.getByText('Waiting for a worker: no worker offers the feature gpu').waitFor();
+    await page.getByRole('heading', { name: 'Waiting for a worker' }).waitFor();
+    await page.getByText('No connected worker can take it: no worker offers the feature gpu').waitFor();
     await page.getByText('No log yet').waitFor();
     await page.getByRole('link', { name: `Job #${waiting.number}` }).waitFor();
     assert.deepEqual(await findAccessibilityProblems(page), []);

@@ -95,7 +95,7 @@ function WaitingNotice({ task, job }: { task: PipelineSchemas['Task']; job: JobR
     const reason = job?.tasks.find((summary) => summary.id === task.id)?.waiting_reason ?? null;
     return (
       <EmptyState title="Waiting for a worker">
-        <p>{reason !== null ? `Waiting for a worker: ${reason}.` : 'Waiting for a worker to pick it up; the log appears here as soon as one does.'}</p>
+        <p>{reason !== null ? `No connected worker can take it: ${reason}.` : 'No worker has picked it up yet; the log appears here as soon as one does.'}</p>
       </EmptyState>
     );
   }

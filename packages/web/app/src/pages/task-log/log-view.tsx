@@ -242,7 +242,7 @@ export function LogView({ controller, label, downloadUrl, selectedLine, onSelect
       {controller.ready && store.size === 0 ? (
         <p class="log-empty">{controller.live === 'ended' ? 'This attempt wrote no log.' : 'No log yet: lines appear here as the task writes them.'}</p>
       ) : null}
-      <div class="log-scroller" ref={scroller} onScroll={onScroll} tabIndex={0} role="region" aria-label={label} style={{ height: `${Math.max(height, 3 * ROW_HEIGHT) + 2}px` }}>
+      <div class={store.size === 0 ? 'log-scroller log-scroller-empty' : 'log-scroller'} ref={scroller} onScroll={onScroll} tabIndex={0} role="region" aria-label={label} style={{ height: `${Math.max(height, 3 * ROW_HEIGHT) + 2}px` }}>
         <div class="log-spacer" style={{ height: `${Math.max(height, 0)}px` }}>
           {rows}
         </div>
