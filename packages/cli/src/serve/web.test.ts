@@ -64,6 +64,9 @@ describe('the web interface on the combined server', () => {
       assert.equal(response.status, 404, path);
       assert.deepEqual(await response.json(), { error: 'not found', code: 'not_found' });
     }
+    const missingAsset = await fetch(`${server.url}/assets/index-from-an-older-build.js`);
+    assert.equal(missingAsset.status, 404, 'a missing asset is a 404, not the page');
+    assert.match(missingAsset.headers.get('content-type') ?? '', /json/);
     const post = await fetch(`${server.url}/projects/demo`, { method: 'POST' });
     assert.equal(post.status, 404);
     assert.equal(((await post.json()) as { code: string }).code, 'not_found');

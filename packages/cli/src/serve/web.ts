@@ -19,8 +19,13 @@ const NOT_BUILT_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-
 <body><main><h1>The web interface is not built</h1><p>Build it with <code>npm run build -w @conveyor/web</code>
 (<code>npm install</code> does it), then restart this server. The HTTP APIs work without it: see <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.</p></main></body></html>`;
 
-function isApiPath(url: string): boolean {
-  return url === '/api' || url.startsWith('/api/') || url.startsWith('/api?');
+/**
+ * Paths the page must never answer: the APIs (their own JSON 404) and missing assets. A page still
+ * open from before an upgrade asks for the chunks its build named; answering those with HTML would
+ * fail as a wrong MIME type instead of a plain 404.
+ */
+function isNeverThePage(url: string): boolean {
+  return url === '/api' || url.startsWith('/api/') || url.startsWith('/api?') || url.startsWith('/assets/');
 }
 
 function setPageHeaders(reply: FastifyReply): FastifyReply {
@@ -51,7 +56,7 @@ export async function registerWebApp(app: FastifyInstance, options: { directory?
     });
   }
   app.get('/*', async (request, reply) => {
-    if (isApiPath(request.url)) return reply.callNotFound();
+    if (isNeverThePage(request.url)) return reply.callNotFound();
     setPageHeaders(reply);
     if (!built) return reply.code(503).type('text/html; charset=utf-8').send(NOT_BUILT_PAGE);
     return reply.sendFile('index.html', directory, { cacheControl: false });
