@@ -112,6 +112,27 @@ describe('sign in, sign out and the shell', { skip: skip ?? false }, () => {
     await context.close();
   });
 
+  it('says a page could not be loaded, and how to get it, when a part of it is missing (as after an upgrade)', async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await page.goto(`${product.url}/`);
+    await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
+    // The workers page's chunk is fetched when the page is first opened: as after an upgrade, it is gone.
+    await page.route(/\/assets\/workers-[^/]*\.js$/, (route) => route.fulfill({ status: 404, body: 'gone' }));
+    await page.evaluate(() => {
+      history.pushState(null, '', '/workers');
+      dispatchEvent(new PopStateEvent('popstate'));
+    });
+    await page.getByRole('heading', { name: 'This page could not be shown' }).waitFor();
+    await page.getByRole('button', { name: 'Reload the page' }).waitFor();
+    assert.deepEqual(await findAccessibilityProblems(page), []);
+    await screenshot(page, 'page-failure');
+    await page.unroute(/\/assets\/workers-[^/]*\.js$/);
+    await page.getByRole('button', { name: 'Reload the page' }).click();
+    await page.getByRole('heading', { name: 'Sign in to continue' }).waitFor();
+    await context.close();
+  });
+
   it('keeps a sign-in from sending anyone to another site afterwards', async () => {
     const context = await newContext(browser);
     const page = await context.newPage();
