@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { runCli } from './testing/run-cli.js';
 
@@ -55,5 +55,19 @@ describe('conveyor front door', () => {
       const shown = fallback.replace(/`/g, '');
       assert.match(help.stdout, new RegExp(`^  ${name} +${shown.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} `, 'm'), name);
     }
+  });
+
+  it('every relative link and image of the README and docs/ names a file of the repository', () => {
+    const root = new URL('../../../', import.meta.url);
+    const pages = ['README.md', ...readdirSync(new URL('docs/', root)).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+    const broken: string[] = [];
+    for (const page of pages) {
+      const text = readFileSync(new URL(page, root), 'utf8');
+      for (const [, target] of text.matchAll(/\]\(([^)\s#]+)(?:#[^)]*)?\)/g)) {
+        if (target === undefined || /^[a-z]+:/.test(target)) continue;
+        if (!existsSync(new URL(target, new URL(page, root)))) broken.push(`${page}: ${target}`);
+      }
+    }
+    assert.deepEqual(broken, []);
   });
 });
