@@ -1,10 +1,10 @@
-// The interface without a mouse: from the sign-in form to a line of a task's log with Tab, typing and
+// The interface without a mouse, and in the dark colour scheme: from the sign-in form to a line of a task's log with Tab, typing and
 // Enter only, as a person using the keyboard (or a switch device) would. Each control on the way must be
 // reachable in the tab order, show where the focus is, and act on Enter.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { ADMIN, browserUnavailable, launchBrowser, newContext, startProduct, type Product } from './testing/index.js';
+import { ADMIN, browserUnavailable, findAccessibilityProblems, launchBrowser, newContext, signIn, startProduct, type Product } from './testing/index.js';
 import { readJob, taskNamed, waitForJob } from './testing/projects.js';
 
 const skip = browserUnavailable();
@@ -90,6 +90,36 @@ describe('the interface by keyboard alone', { skip: skip ?? false }, () => {
     await tabTo(page, lineLink, 120);
     await page.keyboard.press('Enter');
     await page.waitForURL(/#L1$/);
+    await context.close();
+  });
+
+  it('passes the accessibility check on every page in the dark colour scheme too (contrast differs)', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'dark' });
+    const page = await context.newPage();
+    await page.goto(`${product.url}/sign-in`);
+    await page.getByLabel('Username or email').waitFor();
+    const problems: Record<string, string[]> = { '/sign-in': await findAccessibilityProblems(page) };
+    await signIn(page, product.url, ADMIN.username, ADMIN.password);
+    const job = await waitForJob(product, context.request, 'demo', '1', (read) => read.state !== 'running');
+    const build = taskNamed(job, 'build');
+    const pages: [string, Locator][] = [
+      ['/', page.getByRole('link', { name: 'demo', exact: true })],
+      ['/projects/demo', page.getByRole('link', { name: 'Job 1', exact: true })],
+      ['/projects/demo/jobs/1', page.locator('[data-ready="true"]')],
+      [`/projects/demo/jobs/1/tasks/${build.id}`, page.getByText('The log is complete.')],
+      ['/projects/demo/settings', page.getByRole('heading', { name: 'Settings of demo' })],
+      ['/workers', page.getByRole('row', { name: /dev-worker/ })],
+      ['/no/such/page', page.getByRole('heading', { name: 'Page not found' })],
+    ];
+    for (const [path, shown] of pages) {
+      await page.goto(`${product.url}${path}`);
+      await shown.waitFor();
+      problems[path] = await findAccessibilityProblems(page);
+    }
+    assert.deepEqual(
+      Object.entries(problems).filter(([, found]) => found.length > 0),
+      [],
+    );
     await context.close();
   });
 });
