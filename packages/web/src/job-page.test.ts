@@ -58,16 +58,31 @@ describe('the job page', { skip: skip ?? false }, () => {
     assert.deepEqual(await page.locator('.stage-title').allInnerTexts(), ['STAGE 1', 'STAGE 2', 'STAGE 3']);
     assert.ok((await page.locator('.edges path').count()) === 2, 'an edge build → test and one test → deploy');
     await heading(page, 'Succeeded').waitFor({ timeout: 30_000 });
+    assert.deepEqual(await findAccessibilityProblems(page), []);
+    await screenshot(page, 'job-demo');
 
-    // A fresh run from the project page's Run button: the page opens the new job and follows it.
-    await page.getByRole('link', { name: 'demo' }).click();
+    // A fresh run from the project page's Run button: the page opens the new job and follows it. Its
+    // first task waits for a file this test writes once the page shows it running, so the page is seen
+    // running and then finished however fast the machine is.
+    const gate = join(scratch, 'go');
+    const gated = await createProject(
+      product,
+      page.request,
+      'gated',
+      `tasks:\n  hold:\n    script: ["while [ ! -f ${gate} ]; do sleep 0.05; done"]\n  after:\n    needs: [hold]\n    script: ["echo done"]\n`,
+    );
+    cleanups.push(gated.remove);
+    await page.goto(`${product.url}/projects/gated`);
     await page.getByRole('button', { name: 'Run pipeline' }).click();
-    await page.waitForURL(`${product.url}/projects/demo/jobs/2`);
+    await page.waitForURL(`${product.url}/projects/gated/jobs/1`);
     await page.evaluate(() => ((window as unknown as { stayed: boolean }).stayed = true));
     await heading(page, 'Running').waitFor();
     await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+    await page.locator('[data-group="hold"] .task-running').waitFor({ timeout: 30_000 });
+    await page.locator('[data-group="after"] .task-blocked').waitFor();
+    writeFileSync(gate, '');
     await heading(page, 'Succeeded').waitFor({ timeout: 30_000 });
-    await page.locator('[data-group="deploy"] .task-success').waitFor();
+    await page.locator('[data-group="after"] .task-success').waitFor();
     assert.equal(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed), true, 'no reload happened');
     assert.equal(await page.getByRole('button', { name: 'Cancel' }).isDisabled(), true);
     await page.getByText('Cancel: the job has finished.').waitFor();
