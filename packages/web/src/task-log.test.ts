@@ -3,7 +3,7 @@
 // downloaded and checked; an earlier attempt; a task waiting for a worker. axe-core on every state.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -15,11 +15,12 @@ import { createProject, startJob, taskNamed, waitForJob, type JobSummary } from 
 const skip = browserUnavailable();
 
 /** Prints slowly (so the page sees it running), in colour, a progress line, an artifact and lines to search. */
-function livePipeline(marker: string): string {
+function livePipeline(marker: string, release: string): string {
   return `tasks:
   slow:
     script:
       - 'for i in $(seq 1 40); do echo "line $i"; sleep 0.1; done'
+      - 'while [ ! -e ${release} ]; do sleep 0.05; done'
       - 'printf ''\\033[31mred alert\\033[0m and \\033[1;32mbold green\\033[0m\\n'''
       - 'printf ''progress 10%%\\rprogress 50%%\\rprogress 100%%\\n'''
       - mkdir -p out
@@ -44,6 +45,7 @@ describe('the task log page', { skip: skip ?? false }, () => {
   let browser: Browser;
   let context: BrowserContext;
   let job: JobSummary;
+  let release: string;
 
   before(async () => {
     [product, browser] = await Promise.all([startProduct(), launchBrowser()]);
@@ -51,8 +53,12 @@ describe('the task log page', { skip: skip ?? false }, () => {
     const page = await context.newPage();
     await signIn(page, product.url, ADMIN.username, ADMIN.password);
     await page.close();
-    const marker = join(mkdtempSync(join(tmpdir(), 'conveyor-flaky-')), 'second-attempt');
-    await createProject(product, context.request, 'live-log', livePipeline(marker));
+    const scratch = mkdtempSync(join(tmpdir(), 'conveyor-flaky-'));
+    const marker = join(scratch, 'second-attempt');
+    // The slow task holds after its first lines until the first test has seen them live (however slow
+    // this machine is at opening the page), then writes the rest.
+    release = join(scratch, 'release');
+    await createProject(product, context.request, 'live-log', livePipeline(marker, release));
     job = await startJob(product, context.request, 'live-log');
   });
   after(async () => {
@@ -77,6 +83,7 @@ describe('the task log page', { skip: skip ?? false }, () => {
     await page.getByRole('status').filter({ hasText: 'Following the log' }).waitFor();
     assert.deepEqual(await findAccessibilityProblems(page), []);
     await screenshot(page, 'task-log-live');
+    writeFileSync(release, '');
 
     await page.getByRole('status').filter({ hasText: 'The log is complete.' }).waitFor({ timeout: 30_000 });
     await page.locator('.task-header .state', { hasText: 'Succeeded' }).waitFor();
