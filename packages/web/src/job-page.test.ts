@@ -61,6 +61,17 @@ describe('the job page', { skip: skip ?? false }, () => {
     assert.deepEqual(await findAccessibilityProblems(page), []);
     await screenshot(page, 'job-demo');
 
+    // The demo run again from its project page's Run button: the page opens job #2 and follows it to its
+    // end without a reload (the demo takes a fraction of a second, so its running state may come and go
+    // before the page's first read; the gated run below is seen running for sure).
+    await page.getByRole('link', { name: 'demo', exact: true }).click();
+    await page.getByRole('button', { name: 'Run pipeline' }).click();
+    await page.waitForURL(`${product.url}/projects/demo/jobs/2`);
+    await page.evaluate(() => ((window as unknown as { stayed: boolean }).stayed = true));
+    await heading(page, 'Succeeded').waitFor({ timeout: 30_000 });
+    await page.locator('[data-group="deploy"] .task-success').waitFor();
+    assert.equal(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed), true, 'no reload happened');
+
     // A fresh run from the project page's Run button: the page opens the new job and follows it. Its
     // first task waits for a file this test writes once the page shows it running, so the page is seen
     // running and then finished however fast the machine is.
