@@ -4,6 +4,7 @@ import { ApiError, pipeline, unwrap, type PipelineSchemas } from '../../api/clie
 import { ErrorBox, Loading, PageHeader, StateBadge } from '../../components/common';
 import { shortRef } from '../../lib/format';
 import { useSession } from '../../lib/session';
+import { readProjectIfVisible } from '../../lib/read-project';
 import { useCoalesced, useLiveEvents, useNow } from '../../lib/use-live-events';
 import { useResource } from '../../lib/use-resource';
 import { useTitle } from '../../lib/use-title';
@@ -17,15 +18,6 @@ type JobRead = PipelineSchemas['JobRead'];
 
 /** At most four reads of the job a second, however many events a burst brings. */
 const REFRESH_INTERVAL_MS = 250;
-
-async function mayManage(project: string): Promise<boolean> {
-  try {
-    return (await unwrap(pipeline.GET('/api/v1/projects/{project}', { params: { path: { project } } }))).project.may_manage;
-  } catch (error) {
-    if (error instanceof ApiError && (error.status === 401 || error.status === 404)) return false;
-    throw error;
-  }
-}
 
 interface TaskEvent {
   id: string;
@@ -53,7 +45,7 @@ export default function JobPage() {
   const read = useResource(`job:${project}:${jobParam}`, () =>
     unwrap(pipeline.GET('/api/v1/projects/{project}/jobs/{job}', { params: { path: { project, job: jobParam } } })),
   );
-  const manage = useResource(`manage:${project}:${session?.user.id ?? ''}`, () => mayManage(project));
+  const manage = useResource(`manage:${project}:${session?.user.id ?? ''}`, async () => (await readProjectIfVisible(project))?.may_manage === true);
   const data = read.data;
   useTitle(data === null ? `Job ${jobParam}` : `Job #${data.job.number} · ${project}`);
 

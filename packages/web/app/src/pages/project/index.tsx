@@ -1,7 +1,8 @@
 import { useLocation, useRoute } from 'preact-iso';
-import { ApiError, pipeline, unwrap, type PipelineSchemas } from '../../api/client';
+import { ApiError } from '../../api/client';
 import { ErrorBox, Loading, PageHeader } from '../../components/common';
 import { useSession } from '../../lib/session';
+import { readProjectIfVisible } from '../../lib/read-project';
 import { useCoalesced, useLiveEvents, useNow } from '../../lib/use-live-events';
 import { LiveIndicator } from '../job/facts';
 import { useResource } from '../../lib/use-resource';
@@ -14,19 +15,8 @@ import { RunPipeline } from './run-pipeline';
 import { useJobList, type JobStateFilter } from './use-job-list';
 import './project.css';
 
-type Project = PipelineSchemas['Project'];
 
 const JOB_STATES: readonly string[] = ['running', 'success', 'failure', 'canceled'];
-
-/** The project's settings, or null when this caller cannot read them (signed out: a public project's jobs are still listed). */
-async function readProject(name: string): Promise<Project | null> {
-  try {
-    return (await unwrap(pipeline.GET('/api/v1/projects/{project}', { params: { path: { project: name } } }))).project;
-  } catch (error) {
-    if (error instanceof ApiError && (error.status === 401 || error.status === 404)) return null;
-    throw error;
-  }
-}
 
 interface JobEvent {
   id: string;
@@ -45,7 +35,7 @@ export default function ProjectPage() {
   const filtered = branch !== '' || state !== undefined;
   useTitle(name);
 
-  const project = useResource(`project:${name}:${session?.user.id ?? ''}`, () => readProject(name));
+  const project = useResource(`project:${name}:${session?.user.id ?? ''}`, () => readProjectIfVisible(name));
   const list = useJobList(name, { ref: branch === '' ? undefined : refOfBranch(branch), state });
 
   // Re-read the rows on screen when an event names a job newer than the newest shown, or a shown job's

@@ -129,8 +129,3 @@ export function parseAnsiLine(raw: string): Segment[] {
   push(line.slice(at));
   return segments;
 }
-
-/** The line's visible text (what search highlights and what a person reads). */
-export function plainText(segments: Segment[]): string {
-  return segments.map((segment) => segment.text).join('');
-}

@@ -7,6 +7,7 @@ import { EmptyState, ErrorBox, Loading, SignInPrompt } from '../../components/co
 import { useResource } from '../../lib/use-resource';
 import { useSession } from '../../lib/session';
 import { useTitle } from '../../lib/use-title';
+import { useCoalesced, useLiveEvents } from '../../lib/use-live-events';
 import { Artifacts } from './artifacts';
 import { LogController } from './log-controller';
 import { logUrl } from './log-source';
@@ -27,24 +28,12 @@ function readHashLine(): number | null {
 }
 
 /** Re-reads the task when the job's event stream says it changed (state, attempt, exit code). */
+/** Calls `onChange` (at most 4 times a second) when the job's events say this task changed. */
 function useTaskEvents(project: string, job: string, task: string, onChange: () => void): void {
-  const callback = useRef(onChange);
-  callback.current = onChange;
-  useEffect(() => {
-    const source = new EventSource(`/api/v1/projects/${encodeURIComponent(project)}/jobs/${encodeURIComponent(job)}/events`);
-    let timer: number | undefined;
-    source.addEventListener('task', (event) => {
-      const data = JSON.parse((event as MessageEvent<string>).data) as { id: string };
-      if (data.id !== task) return;
-      // The stream replays the job's history first: one read after a burst is enough.
-      window.clearTimeout(timer);
-      timer = window.setTimeout(() => callback.current(), 250);
-    });
-    return () => {
-      window.clearTimeout(timer);
-      source.close();
-    };
-  }, [project, job, task]);
+  const refresh = useCoalesced(onChange, 250);
+  useLiveEvents(`/api/v1/projects/${encodeURIComponent(project)}/jobs/${encodeURIComponent(job)}/events`, ['task'], (_name, data) => {
+    if ((data as { id?: unknown }).id === task) refresh();
+  });
 }
 
 /** Counts the changes of the latest attempt after the first one seen (a retry while the page is open). */
