@@ -82,6 +82,15 @@ describe('job read: the task graph and the commit subject', () => {
     const read = (await (await service.call('GET', `/api/v1/projects/graph/jobs/${jobId}`)).json()) as { job: { commit_message: string | null } };
     assert.equal(read.job.commit_message, 'Speed up the build cache');
   });
+
+  it('still creates the job, without a subject, for a commit object too large to read (over 64 KiB)', async () => {
+    await git(project.repo, ['commit', '--quiet', '--allow-empty', '-m', `Huge message\n\n${'words '.repeat(12_000)}`]);
+    const huge = await git(project.repo, ['rev-parse', 'HEAD']);
+    const started = await service.startJob(project, huge);
+    assert.equal(started.status, 200, JSON.stringify(started.body));
+    const read = (await (await service.call('GET', `/api/v1/projects/graph/jobs/${started.body.job_id}`)).json()) as { job: { head_sha: string; commit_message: string | null } };
+    assert.deepEqual([read.job.head_sha, read.job.commit_message], [huge, null]);
+  });
 });
 
 describe('a commit object\'s subject', () => {
