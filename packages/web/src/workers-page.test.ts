@@ -74,8 +74,9 @@ describe('the workers page', { skip: skip ?? false }, () => {
     const page = await context.newPage();
     await signIn(page, product.url, ADMIN.username, ADMIN.password);
     await page.getByRole('link', { name: 'Workers' }).click();
-    await page.getByRole('table').waitFor();
     await page.getByText('Every worker: the machines that run tasks.').waitFor();
+    // The list itself, not the projects table the page replaced nor the heading before the list's read.
+    await page.getByRole('row', { name: /dev-worker/ }).waitFor();
     const before = await page.getByRole('row').count();
 
     await page.getByRole('button', { name: 'New worker' }).click();
